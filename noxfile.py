@@ -1,0 +1,154 @@
+"""papershelf's session matrix. Every session is parametrized over the packages under packages/.
+
+    nox -s tests                               # every package, each in its own environment
+    nox -s "tests(package='stratppi')"         # one package
+    nox -s reproduce                           # every reproduce.py, then docs/reproductions.md
+    nox -s bench -- --quick                    # every bench.py, then docs/benchmarks.md
+    nox -s lint check build
+
+Environments are synced from uv.lock (`uv sync --frozen --package X`), so each package's
+environment holds only the package, its declared dependencies and one of its own dependency
+groups: an import that is not declared fails in `tests`. Torch and friends are hard-linked from
+uv's cache, not downloaded again.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+import nox
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "tools"))
+from _workspace import discover  # noqa: E402
+
+PACKAGES = discover(ROOT)
+NAMES = [p.name for p in PACKAGES]
+BY_NAME = {p.name: p for p in PACKAGES}
+
+nox.options.default_venv_backend = "uv"
+nox.options.sessions = ["tests", "lint", "check"]
+nox.options.reuse_venv = "yes"
+
+
+def _sync(session: nox.Session, package: str, *groups: str) -> None:
+    """Make the session's venv exactly: `package` + its dependencies + the given groups of it."""
+    pkg = BY_NAME[package]
+    args = ["uv", "sync", "--frozen", "--package", package, "--no-default-groups", "--exact"]
+    for g in groups:
+        if g in pkg.groups:
+            args += ["--group", g]
+    for extra in pkg.test_extras:
+        args += ["--extra", extra]
+    session.run_install(
+        *args,
+        env={"UV_PROJECT_ENVIRONMENT": session.virtualenv.location},
+        silent=True,
+    )
+
+
+def _env(package: str, session_kind: str) -> dict[str, str]:
+    env = dict(BY_NAME[package].env.get(session_kind, {}))
+    env.setdefault("PYTHONHASHSEED", "0")
+    return env
+
+
+def _pytest(session: nox.Session, package: str, marker: str) -> None:
+    pkg = BY_NAME[package]
+    _sync(session, package, "test")
+    args = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker]
+    args += ["--doctest-modules", f"src/{pkg.import_name}", "tests"]
+    args += session.posargs
+    with session.chdir(pkg.path):
+        # exit code 5 = no tests collected (e.g. a package without slow tests)
+        session.run(*args, env=_env(package, "tests"), success_codes=[0, 5] if marker == "slow" else [0])
+
+
+@nox.session
+@nox.parametrize("package", NAMES)
+def tests(session: nox.Session, package: str) -> None:
+    """Fast tests of one package, in an environment holding only what it declares."""
+    _pytest(session, package, "not slow")
+
+
+@nox.session
+@nox.parametrize("package", NAMES)
+def tests_slow(session: nox.Session, package: str) -> None:
+    """Tests marked `slow` (and `gpu` ones, which skip without a device)."""
+    _pytest(session, package, "slow")
+
+
+@nox.session
+@nox.parametrize("package", NAMES)
+def reproduce(session: nox.Session, package: str) -> None:
+    """Run reproduce.py (`-- --full` for the paper-scale version) and write its JSON to docs/results/."""
+    pkg = BY_NAME[package]
+    _sync(session, package, "bench")
+    out = ROOT / "docs" / "results" / f"{package}.reproduce.json"
+    with session.chdir(pkg.path):
+        session.run("python", "reproduce.py", "--json", str(out), *session.posargs, env=_env(package, "reproduce"))
+    session.notify("report")
+
+
+@nox.session
+@nox.parametrize("package", [n for n in NAMES if (BY_NAME[n].path / "bench.py").exists()])
+def bench(session: nox.Session, package: str) -> None:
+    """Run bench.py (`-- --quick` for the tiny configuration) and write its JSON to docs/results/."""
+    pkg = BY_NAME[package]
+    _sync(session, package, "bench")
+    out = ROOT / "docs" / "results" / f"{package}.bench.json"
+    with session.chdir(pkg.path):
+        session.run("python", "bench.py", "--json", str(out), *session.posargs, env=_env(package, "bench"))
+    session.notify("report")
+
+
+@nox.session(python=False)
+def report(session: nox.Session) -> None:
+    """Collect docs/results/*.json into docs/reproductions.md and docs/benchmarks.md; print the table."""
+    session.run(sys.executable, str(ROOT / "tools" / "collect.py"), "--print")
+
+
+@nox.session(python=False)
+def lint(session: nox.Session) -> None:
+    """ruff check + ruff format --check over the whole repository."""
+    session.run("uv", "run", "--frozen", "--only-group", "dev", "ruff", "check", ".", external=True)
+    session.run("uv", "run", "--frozen", "--only-group", "dev", "ruff", "format", "--check", ".", external=True)
+
+
+@nox.session(python=False)
+def check(session: nox.Session) -> None:
+    """Package hygiene: metadata, README example, CHANGELOG entry, tests, reproduce.py, imports."""
+    session.run(sys.executable, str(ROOT / "tools" / "check_packages.py"), *session.posargs)
+    session.run(sys.executable, str(ROOT / "tools" / "collect.py"), "--catalogue")
+    session.run("git", "diff", "--exit-code", "--stat", "--", "README.md", "docs/index.md", external=True, success_codes=[0, 1])
+
+
+@nox.session
+@nox.parametrize("package", NAMES)
+def build(session: nox.Session, package: str) -> None:
+    """Build wheel + sdist with --no-sources, install the wheel ALONE into a clean venv and import it."""
+    pkg = BY_NAME[package]
+    dist = ROOT / "dist" / package
+    session.run("rm", "-rf", str(dist), external=True)
+    session.run("uv", "build", "--package", package, "--no-sources", "--out-dir", str(dist), external=True, silent=True)
+    wheels = sorted(dist.glob("*.whl"))
+    if not wheels or not list(dist.glob("*.tar.gz")):
+        session.error(f"{package}: build produced no wheel or no sdist in {dist}")
+    # Workspace siblings are not on PyPI yet: offer their freshly built wheels as a local index.
+    find_links = []
+    for dep in pkg.workspace_deps:
+        ddir = ROOT / "dist" / dep
+        session.run("uv", "build", "--package", dep, "--no-sources", "--wheel", "--out-dir", str(ddir), external=True, silent=True)
+        find_links += ["--find-links", str(ddir)]
+    session.run_install("uv", "pip", "install", "--python", session.virtualenv.location, *find_links, str(wheels[0]), silent=True)
+    code = (
+        f"import importlib, importlib.util, sys; m = importlib.import_module({pkg.import_name!r}); "
+        f"print(m.__name__, m.__version__); "
+        f"torch_free = {pkg.torch_free!r}; "
+        "sys.exit('torch-free package brought torch' if torch_free and importlib.util.find_spec('torch') else 0)"
+    )
+    session.run("python", "-c", code)
+    session.run("uv", "pip", "list", "--python", session.virtualenv.location, silent=False, external=True)
