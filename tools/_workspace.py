@@ -60,5 +60,8 @@ def load(path: Path, names: set[str] | None = None) -> Package:
 
 def discover(root: Path) -> list[Package]:
     dirs = sorted(p for p in (root / "packages").iterdir() if (p / "pyproject.toml").exists())
-    names = {canonical(tomllib.loads((d / "pyproject.toml").read_text())["project"]["name"]) for d in dirs}
+    names = {
+        canonical(tomllib.loads((d / "pyproject.toml").read_text())["project"]["name"])
+        for d in dirs
+    }
     return [load(d, names) for d in dirs]

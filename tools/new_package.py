@@ -50,20 +50,26 @@ def scaffold(name: str, description: str, *, torch: bool = False, root: Path = R
     if torch:
         pp = dest / "pyproject.toml"
         text = pp.read_text()
-        text = text.replace('dependencies = ["numpy>=1.26"]', 'dependencies = ["numpy>=1.26", "torch>=2.4"]')
+        text = text.replace(
+            'dependencies = ["numpy>=1.26"]', 'dependencies = ["numpy>=1.26", "torch>=2.4"]'
+        )
         text = text.replace("torch-free = true", "torch-free = false")
         pp.write_text(text)
     return dest
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("name", help="distribution name, kebab-case (import name is snake_case)")
     p.add_argument("--description", required=True)
     p.add_argument("--torch", action="store_true", help="the method needs torch")
     a = p.parse_args(argv)
     dest = scaffold(a.name, a.description, torch=a.torch)
-    print(f"created {dest.relative_to(ROOT)}; next: uv lock && nox -s \"tests(package='{a.name}')\"")
+    print(
+        f"created {dest.relative_to(ROOT)}; next: uv lock && nox -s \"tests(package='{a.name}')\""
+    )
     return 0
 
 

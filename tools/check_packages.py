@@ -1,0 +1,204 @@
+"""Package hygiene check (run by `nox -s check`; `python tools/check_packages.py [NAME ...]`).
+
+For every package under packages/ it checks:
+- metadata: name, version, description, license, readme, requires-python; [tool.papershelf] paper,
+  venue, paper-url, status;
+- src/<import_name>/__init__.py exists, sets __version__ and __all__ (import name = dist name);
+- README.md: a ```python quick example, the install line, a link to the paper;
+- CHANGELOG.md: a `## <version>` heading for the current version;
+- tests/ with test files; reproduce.py taking --json;
+- every third-party import in src/ is declared: module-level imports in `dependencies`, imports
+  inside functions / try blocks in `dependencies` or an optional extra;
+- torch-free packages: torch is not in the locked dependency closure (from uv.lock).
+Exit status 1 lists every problem.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _workspace import Package, canonical, discover, requirement_name
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# import name -> distribution name, where they differ
+IMPORT_TO_DIST = {
+    "sklearn": "scikit-learn",
+    "yaml": "pyyaml",
+    "PIL": "pillow",
+    "cv2": "opencv-python",
+    "ppi_py": "ppi-python",
+    "attr": "attrs",
+    "google": "protobuf",
+    "mpl_toolkits": "matplotlib",
+    "skimage": "scikit-image",
+    "dateutil": "python-dateutil",
+}
+REQUIRED_PROJECT = ["name", "version", "description", "license", "readme", "requires-python"]
+REQUIRED_TOOL = ["paper", "venue", "paper-url", "status"]
+STATUSES = {"complete", "in progress", "partial", "infrastructure"}
+
+
+def _imports(tree: ast.AST) -> tuple[set[str], set[str]]:
+    """(module-level imports, guarded imports) as top-level module names.
+
+    Guarded means inside a function, a try block or an if block (optional integrations)."""
+    top: set[str] = set()
+    guarded: set[str] = set()
+    guards = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Try, ast.If)
+
+    def visit(node: ast.AST, is_guarded: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                (guarded if is_guarded else top).update(a.name.split(".")[0] for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                if child.level == 0 and child.module:
+                    (guarded if is_guarded else top).add(child.module.split(".")[0])
+            else:
+                visit(child, is_guarded or isinstance(child, guards))
+
+    visit(tree, False)
+    return top, guarded - top
+
+
+def _locked_closure(lock: dict, name: str) -> set[str]:
+    by_name = {canonical(p["name"]): p for p in lock.get("package", [])}
+    seen: set[str] = set()
+    stack = [canonical(name)]
+    while stack:
+        n = stack.pop()
+        if n in seen or n not in by_name:
+            continue
+        seen.add(n)
+        for d in by_name[n].get("dependencies", []):
+            stack.append(canonical(d["name"]))
+    return seen
+
+
+def check(pkg: Package, lock: dict | None) -> list[str]:
+    errs: list[str] = []
+    proj = pkg.pyproject.get("project", {})
+    tool = pkg.pyproject.get("tool", {}).get("papershelf", {})
+    for key in REQUIRED_PROJECT:
+        if not proj.get(key):
+            errs.append(f"pyproject [project] lacks {key!r}")
+    infrastructure = tool.get("status") == "infrastructure"
+    for key in REQUIRED_TOOL:
+        if infrastructure and key in ("paper", "paper-url", "venue"):
+            continue
+        v = tool.get(key)
+        if not v or "TITLE" in str(v) or "XXXX" in str(v):
+            errs.append(f"pyproject [tool.papershelf] lacks a real {key!r}")
+    if tool.get("status") and tool["status"] not in STATUSES:
+        errs.append(f"[tool.papershelf] status must be one of {sorted(STATUSES)}")
+    if pkg.path.name != pkg.name:
+        errs.append(f"directory {pkg.path.name!r} != distribution name {pkg.name!r}")
+
+    src = pkg.path / "src" / pkg.import_name
+    init = src / "__init__.py"
+    if not init.exists():
+        errs.append(
+            f"src/{pkg.import_name}/__init__.py missing (import name must match the dist name)"
+        )
+    else:
+        text = init.read_text()
+        if "__version__" not in text:
+            errs.append("__init__.py does not set __version__")
+        if "__all__" not in text:
+            errs.append("__init__.py has no __all__")
+
+    readme = pkg.path / "README.md"
+    if not readme.exists():
+        errs.append("README.md missing")
+    else:
+        text = readme.read_text()
+        if not re.search(r"```python\n.*?```", text, flags=re.S):
+            errs.append("README.md has no ```python quick example")
+        if f"pip install {pkg.name}" not in text:
+            errs.append(f"README.md lacks the install line `pip install {pkg.name}`")
+        if not infrastructure and tool.get("paper-url") and tool["paper-url"] not in text:
+            errs.append("README.md does not link the paper (paper-url)")
+
+    changelog = pkg.path / "CHANGELOG.md"
+    if not changelog.exists():
+        errs.append("CHANGELOG.md missing")
+    elif not re.search(rf"^## \[?{re.escape(pkg.version)}\]?\b", changelog.read_text(), flags=re.M):
+        errs.append(f"CHANGELOG.md has no '## {pkg.version}' entry")
+
+    tests = pkg.path / "tests"
+    if not tests.is_dir() or not list(tests.glob("test_*.py")):
+        errs.append("tests/ has no test_*.py")
+    if not (tests / "test_readme.py").exists():
+        errs.append("tests/test_readme.py (runs the README example) missing")
+    rep = pkg.path / "reproduce.py"
+    if not rep.exists():
+        errs.append("reproduce.py missing")
+    elif "--json" not in rep.read_text():
+        errs.append("reproduce.py does not take --json")
+    if (pkg.path / "bench.py").exists() and "--quick" not in (pkg.path / "bench.py").read_text():
+        errs.append("bench.py does not take --quick")
+
+    # declared imports
+    declared = {requirement_name(d) for d in pkg.dependencies}
+    optional = {requirement_name(d) for reqs in pkg.optional.values() for d in reqs}
+    stdlib = set(sys.stdlib_module_names) | {"__future__"}
+    if src.exists():
+        for f in sorted(src.rglob("*.py")):
+            try:
+                top, guarded = _imports(ast.parse(f.read_text(), filename=str(f)))
+            except SyntaxError as e:
+                errs.append(f"{f.relative_to(pkg.path)}: syntax error {e}")
+                continue
+            for mods, allowed, where in (
+                (top, declared, "dependencies"),
+                (guarded, declared | optional, "dependencies or an extra"),
+            ):
+                for m in sorted(mods):
+                    if m in stdlib or m == pkg.import_name:
+                        continue
+                    dist = canonical(IMPORT_TO_DIST.get(m, m))
+                    if dist not in allowed:
+                        errs.append(
+                            f"{f.relative_to(pkg.path)} imports {m!r} (dist {dist!r}) not declared in {where}"
+                        )
+
+    if pkg.torch_free:
+        if "torch" in declared:
+            errs.append("torch-free package declares torch")
+        if lock is not None:
+            closure = _locked_closure(lock, pkg.name)
+            if not closure:
+                errs.append("package missing from uv.lock (run `uv lock`)")
+            elif "torch" in closure:
+                errs.append("torch-free package brings torch through its locked dependencies")
+    return errs
+
+
+def main(argv: list[str] | None = None) -> int:
+    names = set(argv if argv is not None else sys.argv[1:])
+    packages = [p for p in discover(ROOT) if not names or p.name in names]
+    unknown = names - {p.name for p in packages}
+    if unknown:
+        print(f"unknown packages: {sorted(unknown)}")
+        return 2
+    lock_path = ROOT / "uv.lock"
+    lock = tomllib.loads(lock_path.read_text()) if lock_path.exists() else None
+    failed = 0
+    for pkg in packages:
+        errs = check(pkg, lock)
+        status = "ok" if not errs else f"{len(errs)} problem(s)"
+        print(f"{pkg.name:24s} {status}")
+        for e in errs:
+            print(f"    - {e}")
+        failed += bool(errs)
+    print(f"\n{len(packages) - failed}/{len(packages)} packages pass the hygiene check")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
