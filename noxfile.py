@@ -28,7 +28,7 @@ NAMES = [p.name for p in PACKAGES]
 BY_NAME = {p.name: p for p in PACKAGES}
 
 nox.options.default_venv_backend = "uv"
-nox.options.sessions = ["tests", "lint", "check"]
+nox.options.sessions = ["tests", "tools", "lint", "check"]
 nox.options.reuse_venv = "yes"
 
 
@@ -134,6 +134,24 @@ def lint(session: nox.Session) -> None:
         "format",
         "--check",
         ".",
+        external=True,
+    )
+
+
+@nox.session(python=False)
+def tools(session: nox.Session) -> None:
+    """Tests of the repository tooling itself (tools/tests)."""
+    session.run(
+        "uv",
+        "run",
+        "--frozen",
+        "--only-group",
+        "dev",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tools/tests",
         external=True,
     )
 

@@ -1,6 +1,7 @@
 """Scaffold a new papershelf package from tools/template.
 
-    python tools/new_package.py my-method --description "One line." [--torch]
+    python tools/new_package.py my-method --description "One line." \\
+        --paper "Full Title" --paper-url https://arxiv.org/abs/XXXX.XXXXX [--venue "NeurIPS 2024"] [--torch]
 
 The result already passes `tools/check_packages.py`; fill in the method, the README's
 quick example, the tests and reproduce.py.
@@ -19,7 +20,16 @@ ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).resolve().parent / "template"
 
 
-def scaffold(name: str, description: str, *, torch: bool = False, root: Path = ROOT) -> Path:
+def scaffold(
+    name: str,
+    description: str,
+    *,
+    paper: str,
+    paper_url: str,
+    venue: str = "NeurIPS 2024",
+    torch: bool = False,
+    root: Path = ROOT,
+) -> Path:
     if not re.fullmatch(r"[a-z][a-z0-9]*(-[a-z0-9]+)*", name):
         raise ValueError(f"name must be kebab-case, got {name!r}")
     import_name = name.replace("-", "_")
@@ -31,6 +41,9 @@ def scaffold(name: str, description: str, *, torch: bool = False, root: Path = R
         "{{import_name}}": import_name,
         "{{description}}": description,
         "{{date}}": dt.date.today().isoformat(),
+        "{{paper}}": paper,
+        "{{paper_url}}": paper_url,
+        "{{venue}}": venue,
     }
     dirnames = {"__import_name__": import_name}
     for src in TEMPLATE.rglob("*"):
@@ -64,9 +77,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("name", help="distribution name, kebab-case (import name is snake_case)")
     p.add_argument("--description", required=True)
+    p.add_argument("--paper", required=True, help="the paper's full title")
+    p.add_argument("--paper-url", required=True, help="link to the paper (arXiv or proceedings)")
+    p.add_argument("--venue", default="NeurIPS 2024")
     p.add_argument("--torch", action="store_true", help="the method needs torch")
     a = p.parse_args(argv)
-    dest = scaffold(a.name, a.description, torch=a.torch)
+    dest = scaffold(
+        a.name, a.description, paper=a.paper, paper_url=a.paper_url, venue=a.venue, torch=a.torch
+    )
     print(
         f"created {dest.relative_to(ROOT)}; next: uv lock && nox -s \"tests(package='{a.name}')\""
     )

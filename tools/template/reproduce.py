@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 PACKAGE = "{{name}}"
-PAPER = "TITLE (NeurIPS YEAR)"
+PAPER = "{{paper}} ({{venue}})"
 
 
 def claims(full: bool) -> list[dict]:

@@ -1,0 +1,112 @@
+"""Tests of the repository tooling: scaffold -> hygiene check, changed-package selection, catalogue."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+TOOLS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(TOOLS))
+
+import changed_packages  # noqa: E402
+import check_packages  # noqa: E402
+import new_package  # noqa: E402
+from _workspace import discover  # noqa: E402
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    (tmp_path / "packages").mkdir()
+    return tmp_path
+
+
+def _scaffold(root: Path, name: str, **kw) -> Path:
+    return new_package.scaffold(
+        name,
+        "A one-line description.",
+        paper="A Paper",
+        paper_url="https://arxiv.org/abs/0000.00000",
+        root=root,
+        **kw,
+    )
+
+
+def test_scaffold_passes_the_hygiene_check(root):
+    _scaffold(root, "my-method")
+    (pkg,) = discover(root)
+    assert pkg.import_name == "my_method"
+    assert check_packages.check(pkg, None) == []
+
+
+def test_check_reports_undeclared_imports_and_missing_changelog(root):
+    dest = _scaffold(root, "my-method")
+    (dest / "src" / "my_method" / "core.py").write_text(
+        "import scipy\n\ndef f():\n    import pandas\n"
+    )
+    (dest / "CHANGELOG.md").write_text("# Changelog\n")
+    (pkg,) = discover(root)
+    errs = "\n".join(check_packages.check(pkg, None))
+    assert "'scipy'" in errs and "'pandas'" in errs
+    assert "CHANGELOG.md has no '## 0.1.0' entry" in errs
+
+
+def test_guarded_import_may_come_from_an_extra(root):
+    dest = _scaffold(root, "my-method")
+    pp = dest / "pyproject.toml"
+    pp.write_text(
+        pp.read_text().replace(
+            "[dependency-groups]",
+            '[project.optional-dependencies]\ntorch = ["torch>=2.4"]\n\n[dependency-groups]',
+        )
+    )
+    (dest / "src" / "my_method" / "core.py").write_text(
+        "def f():\n    import torch\n    return torch\n"
+    )
+    (pkg,) = discover(root)
+    assert check_packages.check(pkg, None) == []
+    (dest / "src" / "my_method" / "top.py").write_text("import torch\n")
+    (pkg,) = discover(root)
+    assert any("'torch'" in e for e in check_packages.check(pkg, None))
+
+
+def test_torch_free_package_must_not_lock_torch(root):
+    _scaffold(root, "my-method")
+    (pkg,) = discover(root)
+    lock = {
+        "package": [
+            {"name": "my-method", "dependencies": [{"name": "helper"}]},
+            {"name": "helper", "dependencies": [{"name": "torch"}]},
+            {"name": "torch"},
+        ]
+    }
+    assert any("brings torch" in e for e in check_packages.check(pkg, lock))
+
+
+def test_changed_packages_adds_dependents(root):
+    _scaffold(root, "base-kernels", torch=True)
+    user = _scaffold(root, "user-pkg", torch=True)
+    pp = user / "pyproject.toml"
+    pp.write_text(pp.read_text().replace('"torch>=2.4"]', '"torch>=2.4", "base-kernels>=0.1"]'))
+    _scaffold(root, "other")
+    pkgs = discover(root)
+    assert changed_packages.select(["packages/base-kernels/src/x.py"], pkgs) == {
+        "base-kernels",
+        "user-pkg",
+    }
+    assert changed_packages.select(["packages/user-pkg/README.md"], pkgs) == {"user-pkg"}
+    assert changed_packages.select(["uv.lock"], pkgs) == {"base-kernels", "user-pkg", "other"}
+    assert changed_packages.select(["docs/index.md"], pkgs) == set()
+
+
+def test_template_has_no_unfilled_placeholders(root):
+    dest = _scaffold(root, "my-method")
+    for f in dest.rglob("*"):
+        if f.is_file():
+            assert "{{" not in f.read_text(), f
+
+
+def test_repository_packages_are_discovered():
+    names = [p.name for p in discover(TOOLS.parent)]
+    assert names == sorted(names) and len(names) == len(set(names))
