@@ -1,0 +1,84 @@
+"""DPMFSGD (torch extra). The nox `tests` session is torch-free, so these run where torch is
+installed (see README, "Testing the torch extra")."""
+
+import numpy as np
+import pytest
+from bsr_dp import CorrelatedNoise, bsr_coefs, minsep_sensitivity
+
+torch = pytest.importorskip("torch")
+
+
+def test_zero_noise_equals_sgd_with_momentum_and_decay():
+    from bsr_dp import DPMFSGD
+
+    torch.manual_seed(0)
+    w1 = torch.nn.Parameter(torch.randn(5, dtype=torch.float64))
+    w2 = torch.nn.Parameter(w1.detach().clone())
+    opt = DPMFSGD(
+        [w1],
+        lr=0.1,
+        momentum=0.9,
+        weight_decay=0.99,
+        noise_multiplier=0.0,
+        max_grad_norm=1e6,
+        batch_size=4,
+        n_steps=10,
+        min_sep=5,
+    )
+    m = torch.zeros(5, dtype=torch.float64)
+    for _ in range(6):
+        g = torch.randn(4, 5, dtype=torch.float64)
+        opt.step([g])
+        m = 0.9 * m + g.sum(0) / 4
+        with torch.no_grad():
+            w2.mul_(0.99).sub_(0.1 * m)
+    torch.testing.assert_close(w1, w2)
+
+
+def test_noise_is_the_correlated_stream():
+    from bsr_dp import DPMFSGD
+
+    n, b = 12, 4
+    gen = torch.Generator().manual_seed(7)
+    w = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
+    opt = DPMFSGD(
+        [w],
+        lr=1.0,
+        noise_multiplier=2.0,
+        max_grad_norm=0.5,
+        batch_size=1,
+        n_steps=n,
+        min_sep=b,
+        generator=gen,
+    )
+    outs = []
+    for _ in range(n):  # zero gradients, no momentum, lr=1: each step subtracts the noise
+        before = w.detach().clone()
+        opt.step([torch.zeros(1, 3, dtype=torch.float64)])
+        outs.append((before - w.detach()).numpy())
+    c = bsr_coefs(n, b)
+    std = 0.5 * 2.0 * minsep_sensitivity(c, n, b)
+    g2 = torch.Generator().manual_seed(7)
+    Z = np.stack(
+        [torch.randn(3, generator=g2, dtype=torch.float64).numpy() * std for _ in range(n)]
+    )
+    U = np.linalg.solve(
+        np.tril(
+            np.array([[c[i - j] if 0 <= i - j < b else 0.0 for j in range(n)] for i in range(n)])
+        ),
+        Z,
+    )
+    np.testing.assert_allclose(np.stack(outs), U, atol=1e-12)
+    assert CorrelatedNoise(c, 3).state_size == b - 1
+
+
+def test_clipping_bounds_each_example():
+    from bsr_dp import DPMFSGD
+
+    w = torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))
+    opt = DPMFSGD(
+        [w], lr=1.0, noise_multiplier=0.0, max_grad_norm=1.0, batch_size=2, n_steps=4, min_sep=2
+    )
+    opt.step([torch.tensor([[30.0, 40.0], [0.3, 0.4]], dtype=torch.float64)])
+    # clipped: [0.6, 0.8] + [0.3, 0.4], divided by the batch size 2
+    torch.testing.assert_close(-w.detach(), torch.tensor([0.45, 0.6], dtype=torch.float64))
