@@ -28,7 +28,7 @@ from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .baselines import median_of_means
@@ -435,10 +435,16 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
 
     def _set_classes(self, y, classes):
         check_classification_targets(y)
+        if classes is None and type_of_target(y, input_name="y") not in ("binary",):
+            raise ValueError(
+                "Only binary classification is supported. StreamingLogisticRegression needs y with "
+                f"exactly 2 classes, got {np.unique(y).shape[0]} class(es)"
+            )
         classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
         if classes.shape[0] != 2:
             raise ValueError(
-                f"StreamingLogisticRegression is binary: y must have exactly 2 classes, got {classes.shape[0]} class(es)"
+                "Only binary classification is supported. StreamingLogisticRegression needs y with "
+                f"exactly 2 classes, got {classes.shape[0]} class(es)"
             )
         if not np.all(np.isin(np.unique(y), classes)):
             raise ValueError(f"y has labels outside classes={classes.tolist()}")
@@ -477,4 +483,5 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
 
     def predict(self, X):
         """(n, d) -> (n,) predicted labels."""
+        check_is_fitted(self)
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
