@@ -47,7 +47,7 @@ def bounds(x, y) -> dict[str, float]:
 
     >>> b = bounds([1.0, 2.0, 3.0], [1.0, 4.0, 9.0])
     >>> b["r_sharp"], round(b["r_pearson"], 4)
-    (1.0, 0.9934)
+    (1.0, 0.9897)
     """
     x, y = _pair(x, y)
     n = x.shape[0]
