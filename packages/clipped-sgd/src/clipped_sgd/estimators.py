@@ -14,8 +14,9 @@ Each estimator runs :class:`~clipped_sgd.ClippedSGD` over the rows in the order 
 
 ``clip="auto"`` (ours, not from the paper) looks at a pilot: the first ``m = max(ceil(sqrt(n)),
 2 (d + 1))`` rows of ``fit`` (or the whole first ``partial_fit`` batch).  It fits the pilot
-(coordinate median / least squares / a few Newton steps), takes the Hessian there for ``mu`` and
-``L`` (when they are ``"auto"``) and estimates ``Tr(Sigma)`` robustly from the pilot gradients at
+(coordinate median / least squares / a few Newton steps), takes the Hessian H there for ``mu``
+(smallest eigenvalue) and ``L`` (trace of H, the per-sample smoothness that SGD's stability needs)
+when they are ``"auto"`` and estimates ``Tr(Sigma)`` robustly from the pilot gradients at
 the pilot fit (:func:`~clipped_sgd.functional.estimate_noise_trace`).  The pilot rows are then
 streamed like every other row.  With a known horizon T (``fit``, or ``horizon=``) Gamma is constant;
 otherwise the anytime level ``Gamma_t`` uses ``t`` in place of T.
@@ -107,7 +108,9 @@ class _StreamingBase(BaseEstimator):
         if need_pilot:
             w_p, H = self._pilot_fit(A, y)
             eig = np.linalg.eigvalsh(H)  # ascending
-            L_hat = max(float(eig[-1]), 1e-12)
+            # SGD's stability is governed by the per-sample smoothness E||a||^2 (>= lambda_max), so
+            # L is the trace of the pilot Hessian; for the mean problem H = I and L = 1 is exact.
+            L_hat = 1.0 if self._mean_problem else max(float(np.trace(H)), 1e-12)
             mu_hat = min(max(float(eig[0]), 1e-3 * L_hat), L_hat)  # kappa capped at 1e3
         mu = mu_hat if self._param_is_auto("mu") else float(self.mu)
         L = L_hat if self._param_is_auto("L") else float(self.L)
@@ -260,8 +263,9 @@ class StreamingMean(_StreamingBase):
 class StreamingLinearRegression(RegressorMixin, _StreamingBase):
     """Streaming least squares with Clipped-SGD, robust to heavy-tailed covariates and noise.
 
-    ``f(w; a, b) = (a^T w - b)^2 / 2``, step ``eta_t = 1/(mu (t + t0))`` with mu, L the extreme
-    eigenvalues of ``E[a a^T]`` (estimated from the pilot when ``"auto"``).
+    ``f(w; a, b) = (a^T w - b)^2 / 2``, step ``eta_t = 1/(mu (t + t0))``, ``t0 = L/mu - 1``, with mu the
+    smallest eigenvalue of ``E[a a^T]`` and L the per-sample smoothness ``E||a||^2`` (both estimated
+    from the pilot when ``"auto"``).
 
     Args:
         fit_intercept: append a constant feature.
@@ -349,8 +353,8 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
 class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
     """Streaming binary logistic regression with Clipped-SGD.
 
-    ``f(w; a, s) = log(1 + exp(-s a^T w))`` with ``s = +-1``; mu and L (``"auto"``) are the extreme
-    eigenvalues of the Hessian at a pilot fit (a few damped Newton steps on the pilot rows).
+    ``f(w; a, s) = log(1 + exp(-s a^T w))`` with ``s = +-1``; mu (``"auto"``) is the smallest eigenvalue
+    and L the trace of the Hessian at a pilot fit (a few damped Newton steps on the pilot rows).
 
     Args:
         fit_intercept: append a constant feature.
