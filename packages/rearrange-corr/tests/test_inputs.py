@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 import pytest
-
 from rearrange_corr import ConstantInputWarning, rearrangement_corr, rearrangement_corr_test
 
 
@@ -74,7 +73,9 @@ class TestNanPolicy:
         assert rearrangement_corr(self.x, self.y, nan_policy="omit") == expected
 
     def test_omit_too_few_left(self):
-        assert np.isnan(rearrangement_corr([1.0, np.nan, 3.0], [np.nan, 1.0, 2.0], nan_policy="omit"))
+        assert np.isnan(
+            rearrangement_corr([1.0, np.nan, 3.0], [np.nan, 1.0, 2.0], nan_policy="omit")
+        )
 
     def test_matrix_propagate_and_omit_pairwise(self):
         rng = np.random.default_rng(0)

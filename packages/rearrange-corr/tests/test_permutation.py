@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from rearrange_corr import rearrangement_corr, rearrangement_corr_test
+from scipy import stats
 
 
 def _scipy_reference(x, y, alternative, n_resamples, rng=None):
@@ -28,7 +27,9 @@ def test_exact_test_matches_scipy_permutation_test(alternative):
     assert ours.exact
     assert ours.statistic == pytest.approx(ref.statistic, abs=1e-12)
     assert ours.pvalue == pytest.approx(ref.pvalue, abs=1e-12)
-    np.testing.assert_allclose(np.sort(ours.null_distribution), np.sort(ref.null_distribution), atol=1e-12)
+    np.testing.assert_allclose(
+        np.sort(ours.null_distribution), np.sort(ref.null_distribution), atol=1e-12
+    )
 
 
 def test_exact_small_example_by_hand():
@@ -53,7 +54,9 @@ def test_pvalue_uniform_under_independence():
     rng = np.random.default_rng(3)
     reps, alpha = 300, 0.1
     rejections = sum(
-        rearrangement_corr_test(rng.normal(size=25), rng.exponential(size=25), n_permutations=199, rng=rng).pvalue
+        rearrangement_corr_test(
+            rng.normal(size=25), rng.exponential(size=25), n_permutations=199, rng=rng
+        ).pvalue
         <= alpha
         for _ in range(reps)
     )

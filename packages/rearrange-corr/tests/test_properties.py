@@ -4,12 +4,13 @@ import numpy as np
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-
 from rearrange_corr import additive_corr, bounds, concordance_corr, rearrangement_corr
 
 finite = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
 pairs = st.integers(3, 40).flatmap(
-    lambda n: st.tuples(arrays(np.float64, n, elements=finite), arrays(np.float64, n, elements=finite))
+    lambda n: st.tuples(
+        arrays(np.float64, n, elements=finite), arrays(np.float64, n, elements=finite)
+    )
 )
 SETTINGS = settings(derandomize=True, deadline=None, max_examples=150)
 

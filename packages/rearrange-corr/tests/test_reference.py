@@ -4,9 +4,8 @@ import itertools
 
 import numpy as np
 import pytest
-from scipy import stats
-
 from rearrange_corr import rearrangement_corr
+from scipy import stats
 
 
 def brute_force_rsharp(x, y):
@@ -138,7 +137,9 @@ def test_matrix_and_cross_match_pairwise_calls():
     assert C[5, 0] == 1.0
     # a column of ranks gives Spearman's matrix
     ranks = np.apply_along_axis(stats.rankdata, 0, rng.normal(size=(50, 5)))
-    np.testing.assert_allclose(rearrangement_corr(ranks), stats.spearmanr(ranks).statistic, atol=1e-12)
+    np.testing.assert_allclose(
+        rearrangement_corr(ranks), stats.spearmanr(ranks).statistic, atol=1e-12
+    )
 
 
 def test_return_types():

@@ -83,9 +83,7 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
     if x.ndim != 1 or y.ndim != 1:
         raise ValueError(f"x and y must be 1-d, got shapes {x.shape} and {y.shape}")
     if x.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}"
-        )
+        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
     if np.isnan(x).any() or np.isnan(y).any():
         raise ValueError("x and y must not contain NaN; drop incomplete pairs first")
     n_permutations = check_positive_int(n_permutations, "n_permutations")
