@@ -195,14 +195,17 @@ def make_strata(scores, K=5, *, method="quantile", edges=None):
             raise ValueError("edges must be strictly increasing with at least 2 entries")
     else:
         K = _check_int("K", K, 1)
-        if method == "quantile":
-            e = np.quantile(s, np.linspace(0, 1, K + 1), method="higher")
+        lo, hi = s.min(), s.max()
+        if method == "quantile":  # cut points are observed scores, so no bin is empty
+            cuts = np.quantile(s, np.linspace(0, 1, K + 1)[1:-1], method="higher")
         elif method == "uniform":
-            e = np.linspace(s.min(), s.max(), K + 1)
+            cuts = np.linspace(lo, hi, K + 1)[1:-1]
         else:
             raise ValueError(f"method must be 'quantile' or 'uniform', got {method!r}")
-        e = np.unique(e)
-        if e.shape[0] == 1:  # constant scores: a single stratum
-            e = np.array([e[0], e[0] + 1.0])
+        cuts = np.unique(cuts[cuts > lo])
+        top = hi if (cuts.size == 0 or hi > cuts[-1]) else np.nextafter(hi, np.inf)
+        if top == lo:  # constant scores: a single stratum
+            top = np.nextafter(lo, np.inf)
+        e = np.r_[lo, cuts, top]
     labels = np.searchsorted(e[1:-1], s, side="right").astype(np.int64)
     return labels, e
