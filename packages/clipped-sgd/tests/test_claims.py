@@ -8,8 +8,6 @@ is at most C sqrt([Tr S + sqrt(Tr S ||S||) ln(ln T / delta)] / T); we check the 
 import math
 
 import numpy as np
-from sklearn.linear_model import LinearRegression, LogisticRegression
-
 from clipped_sgd import (
     ClippedSGD,
     StreamingLinearRegression,
@@ -18,6 +16,7 @@ from clipped_sgd import (
     clip_level,
     heavy_tailed_noise,
 )
+from sklearn.linear_model import LinearRegression, LogisticRegression
 
 
 def _mean_errors(d, T, n, seed, clip):
@@ -27,12 +26,16 @@ def _mean_errors(d, T, n, seed, clip):
     for t in range(T):
         opt.step(opt.x_ - X[:, t])
     norm = math.sqrt(d / T)
-    return np.linalg.norm(opt.x_ - 3.0, axis=1) / norm, np.linalg.norm(X.mean(1) - 3.0, axis=1) / norm
+    return np.linalg.norm(opt.x_ - 3.0, axis=1) / norm, np.linalg.norm(
+        X.mean(1) - 3.0, axis=1
+    ) / norm
 
 
 def test_headline_subgaussian_tail_vs_sample_mean():
     d, T, n, delta = 10, 500, 1000, 0.01
-    clipped, mean = _mean_errors(d, T, n, seed=0, clip=clip_level(d, T, delta=delta, grad_norm_init=3 * math.sqrt(d)))
+    clipped, mean = _mean_errors(
+        d, T, n, seed=0, clip=clip_level(d, T, delta=delta, grad_norm_init=3 * math.sqrt(d))
+    )
     bound = math.sqrt(1 + math.sqrt(1 / d) * math.log(math.log(T) / delta))  # paper's rate, C = 1
     q_c, q_m = np.quantile(clipped, 1 - delta), np.quantile(mean, 1 - delta)
     assert q_c <= bound, (q_c, bound)
@@ -55,7 +58,9 @@ def test_streaming_mean_auto_accuracy():
         errs.append(np.linalg.norm(est.mean_ + 1.0) / math.sqrt(5 / 800))
         assert 0 <= est.n_clipped_ <= est.t_ == 800
     # 95% quantile of 40 draws vs the C=1 bound at delta = 0.05
-    assert np.quantile(errs, 0.95) <= math.sqrt(1 + math.sqrt(1 / 5) * math.log(math.log(800) / 0.05))
+    assert np.quantile(errs, 0.95) <= math.sqrt(
+        1 + math.sqrt(1 / 5) * math.log(math.log(800) / 0.05)
+    )
 
 
 def test_linear_regression_matches_ols_on_light_tails():
@@ -82,7 +87,9 @@ def test_logistic_regression_matches_sklearn():
     ours = StreamingLogisticRegression().fit(A, y)
     ref = LogisticRegression(C=1e6).fit(A, y)
     assert list(ours.classes_) == list(ref.classes_)
-    gap = np.linalg.norm(np.r_[ours.coef_[0], ours.intercept_] - np.r_[ref.coef_[0], ref.intercept_])
+    gap = np.linalg.norm(
+        np.r_[ours.coef_[0], ours.intercept_] - np.r_[ref.coef_[0], ref.intercept_]
+    )
     assert gap < 0.05, gap  # ~ 2 sd of the MLE (sd ~ 0.02 per coordinate); measured 0.005
     np.testing.assert_allclose(ours.predict_proba(A).sum(1), 1.0)
     assert np.mean(ours.predict(A) == ref.predict(A)) > 0.97

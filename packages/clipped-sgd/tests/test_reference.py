@@ -2,10 +2,6 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from hypothesis.extra.numpy import arrays
-
 from clipped_sgd import (
     ClippedSGD,
     PlainSGD,
@@ -20,6 +16,9 @@ from clipped_sgd import (
     sample_mean,
     strongly_convex_step,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 
 def test_unclipped_mean_is_running_sample_mean():
@@ -89,11 +88,15 @@ def test_clip_never_increases_norm_and_is_identity_inside(v, level):
 
 
 def test_project_ball_and_schedules():
-    np.testing.assert_allclose(project_ball(np.array([0.0, 2.0]), 1.0, center=[0.0, 5.0]), [0.0, 4.0])
+    np.testing.assert_allclose(
+        project_ball(np.array([0.0, 2.0]), 1.0, center=[0.0, 5.0]), [0.0, 4.0]
+    )
     assert strongly_convex_step(1, mu=0.1, L=1.0) == pytest.approx(1.0)  # eta_1 = 1/L
     assert strongly_convex_step(1000, mu=0.1, L=1.0) == pytest.approx(1 / (0.1 * 1009))
     # Gamma = sqrt(T Tr / ln(ln T / delta)), floored at 2 ||grad F(x_1)||
-    assert clip_level(4.0, 100, delta=0.01) == pytest.approx(np.sqrt(400 / np.log(np.log(100) / 0.01)))
+    assert clip_level(4.0, 100, delta=0.01) == pytest.approx(
+        np.sqrt(400 / np.log(np.log(100) / 0.01))
+    )
     assert clip_level(4.0, 100, delta=0.01, grad_norm_init=50.0) == 100.0
 
 
@@ -101,7 +104,9 @@ def test_median_of_means_reference():
     rng = np.random.default_rng(3)
     X = rng.standard_normal((2, 103, 3))
     k = 10
-    naive = np.stack([np.median(np.stack([b.mean(0) for b in np.split(x[3:], k)]), axis=0) for x in X])
+    naive = np.stack(
+        [np.median(np.stack([b.mean(0) for b in np.split(x[3:], k)]), axis=0) for x in X]
+    )
     np.testing.assert_allclose(median_of_means(X, n_blocks=k), naive, atol=1e-12)
     np.testing.assert_allclose(sample_mean(X), X.mean(axis=1))
     assert median_of_means(X[0], n_blocks=1) == pytest.approx(X[0].mean(axis=0))

@@ -1,8 +1,7 @@
 """scikit-learn estimator conformance (parametrize_with_checks), with expected failures listed."""
 
-from sklearn.utils.estimator_checks import parametrize_with_checks
-
 from clipped_sgd import StreamingLinearRegression, StreamingLogisticRegression, StreamingMean
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 EXPECTED_FAILURES: dict = {}
 

@@ -37,7 +37,9 @@ def _n_blocks(n, n_blocks, delta):
     if n_blocks is None:
         if not (0 < delta < 1):
             raise ValueError(f"delta must be in (0, 1), got {delta}")
-        n_blocks = math.ceil(8 * math.log(1 / delta))  # Lugosi & Mendelson (2019): k = 8 ln(1/delta)
+        n_blocks = math.ceil(
+            8 * math.log(1 / delta)
+        )  # Lugosi & Mendelson (2019): k = 8 ln(1/delta)
     if isinstance(n_blocks, bool) or int(n_blocks) != n_blocks or n_blocks < 1:
         raise ValueError(f"n_blocks must be a positive int, got {n_blocks!r}")
     return min(int(n_blocks), n)

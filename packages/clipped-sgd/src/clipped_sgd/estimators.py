@@ -66,7 +66,11 @@ class _StreamingBase(BaseEstimator):
     def _check_params(self):
         clip = self.clip
         if not (clip is None or (isinstance(clip, str) and clip == "auto")):
-            if isinstance(clip, bool) or not isinstance(clip, int | float | np.number) or not clip > 0:
+            if (
+                isinstance(clip, bool)
+                or not isinstance(clip, int | float | np.number)
+                or not clip > 0
+            ):
                 raise ValueError(f"clip must be 'auto', a number > 0 or None, got {clip!r}")
         if not (isinstance(self.delta, int | float | np.number) and 0 < self.delta < 1):
             raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
@@ -77,7 +81,9 @@ class _StreamingBase(BaseEstimator):
             raise ValueError(f"batch_size must be a positive int, got {bs!r}")
         h = self.horizon
         if h is not None and (isinstance(h, bool) or not isinstance(h, int | np.integer) or h < 1):
-            raise ValueError(f"horizon must be None or a positive int (number of samples), got {h!r}")
+            raise ValueError(
+                f"horizon must be None or a positive int (number of samples), got {h!r}"
+            )
         for name in ("mu", "L"):
             v = getattr(self, name, "auto")
             if not (isinstance(v, str) and v == "auto"):
@@ -86,7 +92,9 @@ class _StreamingBase(BaseEstimator):
 
     def _features(self, X):
         if getattr(self, "fit_intercept", False):
-            return np.hstack([X, np.ones((X.shape[0], 1))])  # (n, d + 1), last coordinate = intercept
+            return np.hstack(
+                [X, np.ones((X.shape[0], 1))]
+            )  # (n, d + 1), last coordinate = intercept
         return X
 
     # --- set-up from the pilot --------------------------------------------------------------
@@ -414,7 +422,9 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
     def _pilot_fit(self, A, s):
         m, p = A.shape
         w = np.zeros(p)
-        ridge = 1e-2 * (np.trace(A.T @ A) / (m * p) + 1e-12)  # keeps Newton stable on separable pilots
+        ridge = 1e-2 * (
+            np.trace(A.T @ A) / (m * p) + 1e-12
+        )  # keeps Newton stable on separable pilots
         for _ in range(25):
             q = _sigmoid(A @ w)
             H = (A * (q * (1 - q))[:, None]).T @ A / m + ridge * np.eye(p)

@@ -113,7 +113,9 @@ class ClippedSGD:
             and float(projection[1]) > 0
         ):
             return partial(project_ball, radius=float(projection[1]))
-        raise ValueError(f"projection must be None, ('ball', radius > 0) or a callable, got {projection!r}")
+        raise ValueError(
+            f"projection must be None, ('ball', radius > 0) or a callable, got {projection!r}"
+        )
 
     def current_clip_level(self, t=None) -> float:
         """Gamma_t for step t (default: the next step)."""
@@ -171,5 +173,28 @@ class PlainSGD(ClippedSGD):
     array([-3., -4.])
     """
 
-    def __init__(self, dim, *, step="strongly_convex", mu=1.0, L=1.0, t0=None, lr=None, projection=None, average=False, x0=None):
-        super().__init__(dim, step=step, mu=mu, L=L, t0=t0, lr=lr, clip=None, projection=projection, average=average, x0=x0)
+    def __init__(
+        self,
+        dim,
+        *,
+        step="strongly_convex",
+        mu=1.0,
+        L=1.0,
+        t0=None,
+        lr=None,
+        projection=None,
+        average=False,
+        x0=None,
+    ):
+        super().__init__(
+            dim,
+            step=step,
+            mu=mu,
+            L=L,
+            t0=t0,
+            lr=lr,
+            clip=None,
+            projection=projection,
+            average=average,
+            x0=x0,
+        )
