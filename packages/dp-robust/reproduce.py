@@ -1,39 +1,397 @@
-"""Reproduce the headline claims of the paper at small scale.
+"""Reproduce the out-of-sample comparisons of Bariletto & Ho (NeurIPS 2024) at small scale.
 
-Prints a table (claim | paper | measured | holds) and writes a JSON result that
-`tools/collect.py` gathers into docs/reproductions.md.
+Prints claim | paper | measured | holds and writes a JSON result that `tools/collect.py` gathers
+into docs/reproductions.md.
 
     python reproduce.py [--full] [--json PATH]
+
+Settings follow the authors' released scripts (github.com/nbariletto/BNP_for_DRO): their losses
+are multiplied by 1e-3 and their ambiguity index is beta = 1, i.e. beta = 1000 in the loss units
+used here; their SGD step eta_t = step0 / (100 + sqrt t) on the 1e-3-scaled gradient is
+eta_t = (step0 * 1e-3) / (100 + sqrt t) here. Their DP concentration in the regression
+experiments is a / n with a in {1, 2, 5, 10}. The paper reports these experiments as bar charts
+(Figs. 2-4) without printed numbers, so the "paper" column states the qualitative result.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
-from pathlib import Path
+import os
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")  # many small mat-vecs: BLAS threads only thrash
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import platform  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+from dp_robust import (  # noqa: E402
+    SmoothAmbiguityRisk,
+    gaussian_prior,
+    location_gaussian_prior,
+    logistic_gaussian_prior,
+    neutral_closed_form,
+    neutral_mean_closed_form,
+)
+from sklearn.linear_model import LogisticRegression  # noqa: E402
 
 PACKAGE = "dp-robust"
-PAPER = "TITLE (NeurIPS YEAR)"
+PAPER = (
+    "Bayesian Nonparametrics Meets Data-Driven Distributionally Robust Optimization (NeurIPS 2024)"
+)
+PAPER_BETA = 1000.0  # authors' beta = 1 on losses scaled by 1e-3
 
 
-def claims(full: bool) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
-    return []
+def _ms(x):
+    x = np.asarray(x)
+    return f"{x.mean():.3f} ({x.std(ddof=1):.3f})"
+
+
+def _better(a, b):
+    """True when a is below b by more than 2 standard errors of the paired difference."""
+    diff = np.asarray(b) - np.asarray(a)
+    return bool(diff.mean() > 2 * diff.std(ddof=1) / np.sqrt(diff.size))
+
+
+def _equicorrelated(rng, n, d, rho=0.3):
+    z = rng.standard_normal((n, d))
+    return np.sqrt(1 - rho) * z + np.sqrt(rho) * rng.standard_normal(
+        (n, 1)
+    )  # cov rho 11' + (1-rho) I
+
+
+# --------------------------------------------------------------------------- Fig. 2
+def sparse_linear(
+    n_sims, a=2.0, *, n=100, d=90, n_test=5000, M=300, T=50, sgd_steps=10_000, seed=1234
+):
+    """Paper's high-dimensional sparse linear regression: test RMSE per method over n_sims datasets."""
+    rng = np.random.default_rng(seed)
+    coef = np.r_[np.ones(5), np.zeros(d - 5)]
+    out = {k: [] for k in ("ols", "neutral", "averse_sgd", "averse_exact", "neutral_sgd")}
+    for _ in range(n_sims):
+        X = _equicorrelated(rng, n + n_test, d)
+        y = X @ coef + 0.5 * rng.standard_normal(n + n_test)
+        Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+
+        def rmse(theta, Xte=Xte, yte=yte):
+            return float(np.sqrt(np.mean((yte - Xte @ theta) ** 2)))
+
+        out["ols"].append(rmse(np.linalg.lstsq(Xtr, ytr, rcond=None)[0]))
+        alpha = a / n  # authors' scripts: DP concentration a / n, ridge penalty a / n
+        out["neutral"].append(rmse(neutral_closed_form(Xtr, ytr, alpha=alpha)))
+        kw = dict(alpha=alpha, base_sampler=gaussian_prior(d), M=M, T=T, random_state=rng)
+        risk = SmoothAmbiguityRisk("squared", beta=PAPER_BETA, **kw).draw(
+            np.column_stack([ytr, Xtr])
+        )
+        out["averse_sgd"].append(
+            rmse(risk.minimize(solver="sgd", step0=0.05, n_steps=sgd_steps, rng=rng))
+        )
+        out["averse_exact"].append(rmse(risk.minimize()))
+        risk.phi = "identity"  # same draws, same SGD, ambiguity-neutral criterion
+        out["neutral_sgd"].append(
+            rmse(risk.minimize(solver="sgd", step0=0.05, n_steps=sgd_steps, rng=rng))
+        )
+    return {k: np.array(v) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------- brief's pilot
+def sparse_linear_pilot(n_sims, *, n=50, d=40, n_test=2000, M=50, T=50, seed=7):
+    """Brief's quick setting: 5 non-zeros ~ N(0, 4), sigma = 1, alpha = 2, sigma0 = 1."""
+    rng = np.random.default_rng(seed)
+    out = {k: [] for k in ("ols", "neutral", "averse_1", "averse_03")}
+    for _ in range(n_sims):
+        coef = np.zeros(d)
+        coef[rng.choice(d, 5, replace=False)] = 2.0 * rng.standard_normal(5)
+        X = rng.standard_normal((n + n_test, d))
+        y = X @ coef + rng.standard_normal(n + n_test)
+        Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+
+        def rmse(theta, Xte=Xte, yte=yte):
+            return float(np.sqrt(np.mean((yte - Xte @ theta) ** 2)))
+
+        out["ols"].append(rmse(np.linalg.lstsq(Xtr, ytr, rcond=None)[0]))
+        out["neutral"].append(rmse(neutral_closed_form(Xtr, ytr, alpha=2.0)))
+        risk = SmoothAmbiguityRisk(
+            "squared",
+            beta=1.0,
+            alpha=2.0,
+            base_sampler=gaussian_prior(d),
+            M=M,
+            T=T,
+            random_state=rng,
+        ).draw(np.column_stack([ytr, Xtr]))
+        for key, mult in (("averse_1", 1.0), ("averse_03", 0.3)):
+            risk.beta = mult * float(np.var(ytr))
+            out[key].append(rmse(risk.minimize()))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+# --------------------------------------------------------------------------- Fig. 3
+def gaussian_location(n_sims, a=5, *, n=10, n_out=3, mu_out=5.0, M=300, T=50, seed=12345):
+    """Paper's Gaussian mean with outliers; p0 = N(contaminated mean, 1). Returns |theta| per method.
+
+    Test loss on N(0, 1) is 1 + theta^2 exactly, so |theta| carries all the information.
+    """
+    rng = np.random.default_rng(seed)
+    mu0 = n_out * mu_out / (n + n_out)
+    out = {k: [] for k in ("mle", "neutral", "averse_paper", "averse_strong")}
+    for _ in range(n_sims):
+        x = np.r_[rng.standard_normal(n), mu_out + rng.standard_normal(n_out)]
+        out["mle"].append(abs(x.mean()))
+        out["neutral"].append(abs(neutral_mean_closed_form(x, alpha=a, prior_mean=mu0)[0]))
+        risk = SmoothAmbiguityRisk(
+            "location",
+            beta=PAPER_BETA,
+            alpha=a,
+            base_sampler=location_gaussian_prior(mu0),
+            M=M,
+            T=T,
+            random_state=rng,
+        ).draw(x)
+        out["averse_paper"].append(abs(risk.minimize()[0]))
+        risk.beta = 1.0
+        out["averse_strong"].append(abs(risk.minimize()[0]))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def outlier_mean_brief(
+    n_sims, *, n=50, frac=0.05, shift=10.0, alpha=2.0, beta=1.0, M=100, T=100, seed=3
+):
+    """Brief's setting: 5 % outliers at +10, p0 = N(0, 1); |theta| for MLE, neutral, averse."""
+    rng = np.random.default_rng(seed)
+    k = int(round(frac * n))
+    out = {key: [] for key in ("mle", "neutral", "averse")}
+    for _ in range(n_sims):
+        x = np.r_[rng.standard_normal(n - k), shift + rng.standard_normal(k)]
+        out["mle"].append(abs(x.mean()))
+        out["neutral"].append(abs(neutral_mean_closed_form(x, alpha=alpha)[0]))
+        risk = SmoothAmbiguityRisk(
+            "location",
+            beta=beta,
+            alpha=alpha,
+            base_sampler=location_gaussian_prior(0.0),
+            M=M,
+            T=T,
+            random_state=rng,
+        ).draw(x)
+        out["averse"].append(abs(risk.minimize()[0]))
+    return {key: np.array(v) for key, v in out.items()}
+
+
+# --------------------------------------------------------------------------- Fig. 4
+def sparse_logistic(
+    n_sims, a=2.0, *, n=100, d=90, n_test=5000, M=200, T=50, sgd_steps=50_000, seed=1234
+):
+    """Paper's sparse logistic regression: test log-loss of unpenalised, L2 (C = n/a), averse (SGD)."""
+    rng = np.random.default_rng(seed)
+    coef = np.r_[np.ones(5), np.zeros(d - 5)]
+    out = {k: [] for k in ("unpenalized", "l2", "averse_sgd", "averse_exact")}
+    for _ in range(n_sims):
+        X = _equicorrelated(rng, n + n_test, d)
+        y = np.where(rng.random(n + n_test) < 1 / (1 + np.exp(-X @ coef)), 1.0, -1.0)
+        Xtr, ytr, Xte, yte = X[:n], y[:n], X[n:], y[n:]
+
+        def loss(theta, Xte=Xte, yte=yte):
+            return float(np.mean(np.logaddexp(0.0, -yte * (Xte @ np.ravel(theta)))))
+
+        alpha = a / n
+        un = LogisticRegression(C=np.inf, fit_intercept=False, max_iter=5000).fit(Xtr, ytr)
+        l2 = LogisticRegression(C=1 / alpha, fit_intercept=False, max_iter=5000).fit(Xtr, ytr)
+        out["unpenalized"].append(loss(un.coef_))
+        out["l2"].append(loss(l2.coef_))
+        risk = SmoothAmbiguityRisk(
+            "logistic",
+            beta=PAPER_BETA,
+            alpha=alpha,
+            base_sampler=logistic_gaussian_prior(d),
+            M=M,
+            T=T,
+            random_state=rng,
+        ).draw(np.column_stack([ytr, Xtr]))
+        out["averse_sgd"].append(
+            loss(risk.minimize(solver="sgd", step0=1.0, n_steps=sgd_steps, rng=rng))
+        )
+        out["averse_exact"].append(loss(risk.minimize(max_iter=3000)))
+    return {k: np.array(v) for k, v in out.items()}
+
+
+def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
+    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}.
+
+    ``scale`` < 1 shrinks every experiment (used by the test suite).
+    """
+
+    def k(default, paper):
+        return max(2, int(round((paper if full else default) * scale)))
+
+    rows = []
+    # ---- Fig. 2: sparse linear regression, a = 2 (full: 200 sims as in the paper)
+    ns = k(10, 200)
+    steps = 10_000 if scale >= 1 else 1000
+    r = sparse_linear(ns, sgd_steps=steps)
+    note = f"n=100, d=90, 5 active, rho=0.3, a=2 (alpha=a/n), M=300, T=50, {ns} datasets, test RMSE mean (sd)"
+    rows.append(
+        dict(
+            claim="Fig2 linreg: averse (paper SGD) mean test RMSE < neutral (ridge)",
+            paper="averse < neutral",
+            measured=f"{_ms(r['averse_sgd'])} vs {_ms(r['neutral'])}",
+            holds=_better(r["averse_sgd"], r["neutral"]),
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig2 linreg: averse (paper SGD) sd of test RMSE < neutral",
+            paper="averse < neutral",
+            measured=f"{r['averse_sgd'].std(ddof=1):.3f} vs {r['neutral'].std(ddof=1):.3f}",
+            holds=bool(r["averse_sgd"].std() < r["neutral"].std()),
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig2 linreg: averse criterion minimised exactly (L-BFGS) < neutral",
+            paper="averse < neutral",
+            measured=f"{_ms(r['averse_exact'])} vs {_ms(r['neutral'])}",
+            holds=_better(r["averse_exact"], r["neutral"]),
+            note="same draws as the SGD row; the exact minimiser of the paper's criterion (beta=1000 in loss units)",
+        )
+    )
+    rows.append(
+        dict(
+            claim="diagnostic: same SGD on the NEUTRAL criterion (phi = identity)",
+            paper="(not in paper)",
+            measured=f"{_ms(r['neutral_sgd'])}",
+            holds=None,
+            note="if close to the averse-SGD row, the gain comes from early-stopped SGD from 0, not from aversion",
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig2 linreg: averse and neutral beat OLS (mean and sd)",
+            paper="yes",
+            measured=f"OLS {_ms(r['ols'])}",
+            holds=bool(
+                _better(r["averse_sgd"], r["ols"])
+                and _better(r["neutral"], r["ols"])
+                and max(r["averse_sgd"].std(), r["neutral"].std()) < r["ols"].std()
+            ),
+            note=note,
+        )
+    )
+    # ---- brief's pilot setting (numbers from the brief's own quick run, not from the paper)
+    ns = k(30, 100)
+    p = sparse_linear_pilot(ns)
+    rows.append(
+        dict(
+            claim="pilot linreg n=50,d=40: averse(beta=var y) & neutral beat OLS, mean and sd",
+            paper="brief: OLS 2.20 (0.38), neutral 1.84 (0.25), averse 1.90 (0.29)",
+            measured=f"OLS {_ms(p['ols'])}, neutral {_ms(p['neutral'])}, averse {_ms(p['averse_1'])}",
+            holds=bool(
+                _better(p["averse_1"], p["ols"])
+                and _better(p["neutral"], p["ols"])
+                and max(p["averse_1"].std(), p["neutral"].std()) < p["ols"].std()
+            ),
+            note=f"{ns} datasets, alpha=2, M=T=50, exact L-BFGS; averse beta=0.3 var(y): {_ms(p['averse_03'])}",
+        )
+    )
+    rows.append(
+        dict(
+            claim="pilot linreg: averse beats neutral (mean test RMSE)",
+            paper="brief: not reproduced (1.90 vs 1.84)",
+            measured=f"{p['averse_1'].mean():.3f} vs {p['neutral'].mean():.3f}",
+            holds=_better(p["averse_1"], p["neutral"]),
+            note="reported, not asserted",
+        )
+    )
+    # ---- Fig. 3: Gaussian location with outliers
+    ns = k(100, 100)
+    g = gaussian_location(ns)
+    loss = {key: 1.0 + v**2 for key, v in g.items()}  # exact test loss E(x - theta)^2 on N(0, 1)
+    note = (
+        f"n=10 + 3 outliers at 5, p0=N(15/13, 1), a=5, beta=1000, M=300, T=50, {ns} sims; neutral "
+        f"{_ms(loss['neutral'])}; strongly averse beta=1: {_ms(loss['averse_strong'])}"
+    )
+    rows.append(
+        dict(
+            claim="Fig3 location: averse test loss (1 + theta^2) mean < MLE",
+            paper="averse < MLE",
+            measured=f"{_ms(loss['averse_paper'])} vs MLE {_ms(loss['mle'])}",
+            holds=_better(loss["averse_paper"], loss["mle"]),
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig3 location: averse sd of test loss < MLE",
+            paper="averse < MLE",
+            measured=f"{loss['averse_paper'].std(ddof=1):.3f} vs {loss['mle'].std(ddof=1):.3f}",
+            holds=bool(loss["averse_paper"].std() < loss["mle"].std()),
+            note="same runs",
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig3 location: averse mean |theta - 0| < MLE",
+            paper="averse < MLE",
+            measured=f"{_ms(g['averse_paper'])} vs MLE {_ms(g['mle'])}",
+            holds=_better(g["averse_paper"], g["mle"]),
+            note="p0 is centred at the contaminated mean, so the DP shrinks variance, not bias",
+        )
+    )
+    ns = k(100, 100)
+    b = outlier_mean_brief(ns)
+    rows.append(
+        dict(
+            claim="brief location: 5% outliers at +10, mean |theta| averse < MLE",
+            paper="brief: averse < MLE",
+            measured=f"{_ms(b['averse'])} vs MLE {_ms(b['mle'])}",
+            holds=_better(b["averse"], b["mle"]),
+            note=f"n=50, p0=N(0,1), alpha=2, beta=1, {ns} sims; neutral {_ms(b['neutral'])}",
+        )
+    )
+    # ---- Fig. 4: sparse logistic regression (SGD of 50k steps per fit: few datasets by default)
+    ns = k(4, 200)
+    lg = sparse_logistic(ns, sgd_steps=50_000 if scale >= 1 else 2000)
+    rows.append(
+        dict(
+            claim="Fig4 logreg: averse (paper SGD) test log-loss < L2 and unpenalised",
+            paper="averse < L2 < unpen.",
+            measured=f"{_ms(lg['averse_sgd'])} vs L2 {_ms(lg['l2'])}, unpen. {_ms(lg['unpenalized'])}",
+            holds=_better(lg["averse_sgd"], lg["l2"])
+            and _better(lg["averse_sgd"], lg["unpenalized"]),
+            note=f"n=100, d=90, a=2, M=200, T=50, 50k SGD steps, {ns} datasets",
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig4 logreg: averse criterion minimised exactly (L-BFGS) < L2",
+            paper="averse < L2",
+            measured=f"{_ms(lg['averse_exact'])} vs L2 {_ms(lg['l2'])}",
+            holds=_better(lg["averse_exact"], lg["l2"]),
+            note="same draws; the exact minimiser is nearly unregularised (prior mass a/(a+n) ~ 2e-4)",
+        )
+    )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
     parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
     args = parser.parse_args(argv)
     t0 = time.perf_counter()
     rows = claims(args.full)
     seconds = time.perf_counter() - t0
-    print(f"{'claim':60s} {'paper':>16s} {'measured':>16s} holds")
+    print(f"{'claim':72s} | {'paper':40s} | {'measured':50s} | holds")
     for r in rows:
-        print(f"{r['claim'][:60]:60s} {r['paper']:>16s} {r['measured']:>16s} {r['holds']}")
+        print(
+            f"{r['claim'][:72]:72s} | {r['paper'][:40]:40s} | {r['measured'][:50]:50s} | {r['holds']}"
+        )
     result = {
         "package": PACKAGE,
         "paper": PAPER,
@@ -44,6 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(result, indent=2))
+    print(f"{seconds:.1f} s")
     return 0
 
 

@@ -185,8 +185,8 @@ class SmoothAmbiguityRisk:
         M, T, D = atoms.shape
         flat = atoms.reshape(M * T, D)
         if isinstance(self.loss, str) and self.loss != "location":
-            self._y = flat[:, 0]  # (M*T,)
-            self._X = flat[:, 1:]  # (M*T, d)
+            self._y = np.ascontiguousarray(flat[:, 0])  # (M*T,)
+            self._X = np.ascontiguousarray(flat[:, 1:])  # (M*T, d)
         self._flat = flat
         return self
 
@@ -216,21 +216,41 @@ class SmoothAmbiguityRisk:
             return np.einsum("mt,mt->m", w, h.reshape(M, T)), np.einsum(
                 "mt,mtp->mp", w, g.reshape(M, T, -1)
             )
+        R, c = self._linear_parts(theta)
+        M, T = c.shape
+        d = self._X.shape[1]
+        # gradient of each R_m: sum_t c_mt x_mt -> (M, d), as a batched matmul
+        G = np.matmul(c[:, None, :], self._X.reshape(M, T, d))[:, 0, :]
+        if self.fit_intercept:
+            G = np.column_stack([G, c.sum(axis=1)])
+        return R, G
+
+    def _linear_parts(self, theta):
+        """Per-draw risks R (M,) and per-atom coefficients c = w * dl/deta (M, T)."""
+        M, T = self.weights.shape
         d = self._X.shape[1]
         eta = self._X @ theta[:d]  # (M*T,)
         if self.fit_intercept:
             eta = eta + theta[d]
         h, dh = LOSSES[self.loss](self._y, eta)
-        R = np.einsum("mt,mt->m", w, h.reshape(M, T))  # (M,)
-        c = (w * dh.reshape(M, T)).reshape(-1)  # (M*T,) per-atom coefficient
-        # gradient of each R_m: sum_t c_mt x_mt -> (M, d)
-        G = np.einsum("mt,mtd->md", c.reshape(M, T), self._X.reshape(M, T, d))
-        if self.fit_intercept:
-            G = np.column_stack([G, c.reshape(M, T).sum(axis=1)])
-        return R, G
+        R = np.einsum("mt,mt->m", self.weights, h.reshape(M, T))  # (M,)
+        return R, self.weights * dh.reshape(M, T)
 
     def __call__(self, theta) -> tuple[float, np.ndarray]:
         """Certainty-equivalent criterion value and gradient at theta."""
+        if self.atoms is not None and isinstance(self.loss, str) and self.loss != "location":
+            # fast path: gradient = X^T (lambda_m c_mt), one matrix-vector product
+            theta = np.asarray(theta, dtype=float).ravel()
+            R, c = self._linear_parts(theta)
+            if isinstance(self.phi, tuple):
+                value, lam = float(np.mean(self.phi[0](R))), self.phi[1](R) / R.size
+            else:
+                value, lam = PHIS[self.phi](R, self.beta)
+            a = (lam[:, None] * c).ravel()  # (M*T,)
+            g = self._X.T @ a
+            if self.fit_intercept:
+                g = np.append(g, a.sum())
+            return float(value), g
         R, G = self.risks(theta)
         if isinstance(self.phi, tuple):
             f, fp = self.phi
