@@ -43,7 +43,7 @@ def _warn_constant() -> None:
 
 def _order_by_x_then_y(xc: np.ndarray, yc: np.ndarray, *, y_ascending: bool) -> np.ndarray:
     """Permutation sorting x ascending; ties in x broken by y (ascending or descending)."""
-    order = np.argsort(xc, kind="stable")
+    order = np.argsort(xc)
     xs = xc[order]
     if np.any(xs[1:] == xs[:-1]):  # ties in x: break them by y so the exact check below works
         order = np.lexsort((yc if y_ascending else -yc, xc))
@@ -58,22 +58,20 @@ def _rsharp_1d(x: np.ndarray, y: np.ndarray) -> float:
     yc = y - y.mean()  # (n,)
     xc = xc / np.abs(xc).max()  # r# is scale invariant: rescale against overflow / underflow
     yc = yc / np.abs(yc).max()
-    y_up = np.sort(yc)  # (n,) y↑ (centred; sorting commutes with centring)
-    order = _order_by_x_then_y(xc, yc, y_ascending=True)
-    xs = xc[order]  # (n,) x↑
-    y_paired = yc[order]  # y in the order of x↑: the numerator pairs x↑ with it
-    if np.array_equal(y_paired, y_up):  # similarly ordered: r# = 1 exactly (Theorem)
-        return 1.0
-    num = float(xs @ y_paired)  # (n-1) s_xy, up to the rescaling
-    if num > 0:
-        den = float(xs @ y_up)  # (n-1) s_{x↑,y↑} >= (n-1) s_xy
-    else:
-        order = _order_by_x_then_y(xc, yc, y_ascending=False)
-        y_paired = yc[order]
-        if np.array_equal(y_paired, y_up[::-1]):  # oppositely ordered: r# = -1 exactly
-            return -1.0
-        num = float(xs @ y_paired)
-        den = -float(xs @ y_up[::-1])  # |(n-1) s_{x↑,y↓}|
+    xs = np.sort(xc)  # (n,) x↑ (centred; sorting commutes with centring)
+    ys = np.sort(yc)  # (n,) y↑
+    num = float(xc @ yc)  # (n-1) s_xy, up to the rescaling
+    den = float(xs @ ys) if num >= 0 else -float(xs @ ys[::-1])  # |(n-1) s_{x↑,y↕}|
+    if den == 0.0 or abs(num) >= den * (1.0 - _REFINE_BELOW_ONE):
+        # (nearly) similarly / oppositely ordered: decide exactly. Pair x↑ with y in the order of
+        # x (ties in x broken by y); r# = +-1 iff that is y↑ (resp. y↓) (the paper's Theorem).
+        for sign, y_target in ((1.0, ys), (-1.0, ys[::-1])):
+            order = _order_by_x_then_y(xc, yc, y_ascending=sign > 0)
+            y_paired = yc[order]
+            if np.array_equal(y_paired, y_target):
+                return sign
+        num = float(xs @ yc[_order_by_x_then_y(xc, yc, y_ascending=True)])
+        den = float(xs @ ys) if num >= 0 else -float(xs @ ys[::-1])
     if num == 0.0:
         return 0.0
     return float(np.clip(num / den, -1.0, 1.0))
