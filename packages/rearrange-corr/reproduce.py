@@ -278,11 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     with np.errstate(all="ignore"):
         rows = claims(args.full)
     seconds = time.perf_counter() - t0
-    print(f"\n{'claim':74s} {'paper':>26s} {'measured':>44s} holds")
+    print(f"\n{'claim':72s} | {'paper':30s} | {'measured':66s} | holds")
     for r in rows:
-        print(
-            f"{r['claim'][:74]:74s} {r['paper'][:26]:>26s} {r['measured'][:44]:>44s} {r['holds']}"
-        )
+        cells = (r["claim"][:72], r["paper"][:30], r["measured"][:66])
+        print(f"{cells[0]:72s} | {cells[1]:30s} | {cells[2]:66s} | {r['holds']}")
     result = {
         "package": PACKAGE,
         "paper": PAPER,
