@@ -132,3 +132,13 @@ def test_test_bad_arrays():
     with pytest.warns(ConstantInputWarning):
         res = rearrangement_corr_test([1, 1, 1, 1], [1, 2, 3, 4])
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)
+
+
+def test_omit_edge_cases():
+    X = np.column_stack([[np.nan] * 5, [1.0, 2, 3, 4, 5], [np.nan, 1.0, 1.0, 1.0, 2.0]])
+    R = rearrangement_corr(X, nan_policy="omit")
+    assert np.isnan(R[0]).all()  # an all-NaN column
+    assert R[1, 1] == 1.0 and R[2, 2] == 1.0 and R[1, 2] == R[2, 1]
+    with pytest.warns(ConstantInputWarning):
+        r = rearrangement_corr([1.0, 1.0, np.nan, 1.0], [1.0, 2.0, 3.0, np.nan], nan_policy="omit")
+    assert np.isnan(r)

@@ -152,8 +152,8 @@ def _matrix(X: np.ndarray, Y: np.ndarray | None, nan_policy: str) -> np.ndarray:
             if Y is None:
                 R[j, i] = R[i, j]
         if Y is None:
-            diag = np.array([np.nan if np.nanmin(c) == np.nanmax(c) else 1.0 for c in X.T[nan_x]])
-            R[np.flatnonzero(nan_x), np.flatnonzero(nan_x)] = diag
+            for i in np.flatnonzero(nan_x):  # 1, or NaN if < 2 values or constant
+                R[i, i] = _pair_omit(X[:, i], X[:, i])
     return R
 
 
@@ -221,8 +221,7 @@ def rearrangement_corr(x, y=None, *, nan_policy="propagate"):
             if nan_policy == "propagate":
                 return float("nan")
             r = _pair_omit(X, Y)
-            cx, cy = X[~np.isnan(X)], Y[~np.isnan(Y)]
-            if np.isnan(r) and cx.size and cy.size and (np.ptp(cx) == 0 or np.ptp(cy) == 0):
+            if np.isnan(r) and np.count_nonzero(~(np.isnan(X) | np.isnan(Y))) >= 2:
                 _warn_constant()
             return r
         r = _rsharp_1d(X, Y)
