@@ -111,11 +111,24 @@ def resolve_strata(strata, strata_unlabeled, n: int, N: int, weights):
     """
     s = as_labels("strata", strata, n)
     su = as_labels("strata_unlabeled", strata_unlabeled, N)
-    try:
-        labels, inv = np.unique(np.concatenate([s, su]), return_inverse=True)
-    except TypeError:
-        raise TypeError("strata and strata_unlabeled must hold labels of one comparable type") from None
-    codes, codes_u = inv[:n], inv[n:]
+    if (
+        s.dtype.kind in "iub"
+        and su.dtype.kind in "iub"
+        and min(s.min(initial=0), su.min(initial=0)) >= 0
+        and max(s.max(initial=0), su.max(initial=0)) < 1_000_000
+    ):  # fast path, O(n + N): small non-negative integer labels
+        s, su = s.astype(np.int64), su.astype(np.int64)
+        top = int(max(s.max(initial=0), su.max(initial=0))) + 1
+        present = (np.bincount(s, minlength=top) + np.bincount(su, minlength=top)) > 0
+        labels = np.flatnonzero(present)
+        lut = np.cumsum(present) - 1
+        codes, codes_u = lut[s], lut[su]
+    else:
+        try:
+            labels, inv = np.unique(np.concatenate([s, su]), return_inverse=True)
+        except TypeError:
+            raise TypeError("strata and strata_unlabeled must hold labels of one comparable type") from None
+        codes, codes_u = inv[:n], inv[n:]
     K = labels.shape[0]
     if weights is None:
         w = np.bincount(codes_u, minlength=K).astype(np.float64)
