@@ -21,7 +21,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 import stratppi as sp
 
 PACKAGE = "stratppi"
@@ -44,7 +43,9 @@ def simulation(trials, n, N, q, p=P, seed=0, n_min=20):
     alloc = {
         "StratPPI-prop": sp.allocate(n, W, n_min=n_min),
         "StratPPI-heur": sp.allocate(n, W, scores=scores, method="heuristic", n_min=n_min),
-        "StratPPI-opt": sp.allocate(n, W, sigma=sp.oracle_sigma(p, q), method="optimal", n_min=n_min),
+        "StratPPI-opt": sp.allocate(
+            n, W, sigma=sp.oracle_sigma(p, q), method="optimal", n_min=n_min
+        ),
     }
     names = ["classical", "PPI++", *alloc]
     if ppi_py is not None:
@@ -55,7 +56,11 @@ def simulation(trials, n, N, q, p=P, seed=0, n_min=20):
     for _ in range(trials):
         for name, n_k in alloc.items():
             d = sp.simulate(N=N, n_k=n_k, p=p, q=q, rng=rng)
-            cis = {name: sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, alpha=ALPHA)}
+            cis = {
+                name: sp.stratppi_mean_ci(
+                    d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, alpha=ALPHA
+                )
+            }
             if name == "StratPPI-prop":  # unstratified methods on the same proportional draw
                 cis["classical"] = sp.classical_mean_ci(d.Y, alpha=ALPHA)
                 cis["PPI++"] = sp.ppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, alpha=ALPHA)
@@ -79,73 +84,104 @@ def claims(full: bool, trials: int | None = None) -> list[dict]:
     mw = {k: float(v.mean()) for k, v in wid.items()}
     se = {k: float(v.std() / np.sqrt(T)) for k, v in wid.items()}
     slack = 3 * np.sqrt(ALPHA * (1 - ALPHA) / T)
-    print(f"heterogeneous autorater, n=1000, N=20000, {T} trials; allocations: "
-          + "; ".join(f"{k}={v.tolist()}" for k, v in alloc.items()))
+    print(
+        f"heterogeneous autorater, n=1000, N=20000, {T} trials; allocations: "
+        + "; ".join(f"{k}={v.tolist()}" for k, v in alloc.items())
+    )
     print(f"{'method':16s} {'coverage':>9s} {'mean width':>11s}  (+- s.e.)")
     for k in cov:
         print(f"{k:16s} {cov[k]:9.3f} {mw[k]:11.4f}  (+- {se[k]:.4f})")
     print()
     worst = min(cov, key=cov.get)
-    rows.append({
-        "claim": "all intervals cover at the nominal 90% (heterogeneous sim.)",
-        "paper": "valid (~0.90)",
-        "measured": f"min {cov[worst]:.3f} ({worst})",
-        "holds": bool(min(cov.values()) >= 1 - ALPHA - slack),
-        "note": f"{T} trials, 3-s.d. binomial slack {slack:.3f}; " + ", ".join(f"{k} {v:.3f}" for k, v in cov.items()),
-    })
-    for name, paper in (("StratPPI-prop", "< 1 (brief ref. 0.91x)"), ("StratPPI-heur", "< 1 (brief ref. 0.86x)"),
-                        ("StratPPI-opt", "< 1 (brief ref. 0.83x)")):
+    rows.append(
+        {
+            "claim": "all intervals cover at the nominal 90% (heterogeneous sim.)",
+            "paper": "valid (~0.90)",
+            "measured": f"min {cov[worst]:.3f} ({worst})",
+            "holds": bool(min(cov.values()) >= 1 - ALPHA - slack),
+            "note": f"{T} trials, 3-s.d. binomial slack {slack:.3f}; "
+            + ", ".join(f"{k} {v:.3f}" for k, v in cov.items()),
+        }
+    )
+    for name, paper in (
+        ("StratPPI-prop", "< 1 (brief ref. 0.91x)"),
+        ("StratPPI-heur", "< 1 (brief ref. 0.86x)"),
+        ("StratPPI-opt", "< 1 (brief ref. 0.83x)"),
+    ):
         r = mw[name] / mw["PPI++"]
-        rows.append({
-            "claim": f"CI width {name} / PPI++ when autorater quality varies",
-            "paper": paper,
-            "measured": f"{r:.2f}x",
-            "holds": bool(r < 1 and (mw["PPI++"] - mw[name]) > 3 * np.hypot(se["PPI++"], se[name])),
-            "note": f"mean widths {mw[name]:.4f} vs {mw['PPI++']:.4f}; paper: 'substantially tighter' (Figs. 2-4)",
-        })
+        rows.append(
+            {
+                "claim": f"CI width {name} / PPI++ when autorater quality varies",
+                "paper": paper,
+                "measured": f"{r:.2f}x",
+                "holds": bool(
+                    r < 1 and (mw["PPI++"] - mw[name]) > 3 * np.hypot(se["PPI++"], se[name])
+                ),
+                "note": f"mean widths {mw[name]:.4f} vs {mw['PPI++']:.4f}; paper: 'substantially tighter' (Figs. 2-4)",
+            }
+        )
     r = mw["PPI++"] / mw["classical"]
-    rows.append({
-        "claim": "CI width PPI++ / classical (baseline sanity)",
-        "paper": "< 1 (brief ref. 0.69x)",
-        "measured": f"{r:.2f}x",
-        "holds": bool(r < 1),
-        "note": f"classical {mw['classical']:.4f}",
-    })
-    rows.append({
-        "claim": "optimal <= heuristic <= proportional allocation (width)",
-        "paper": "opt < heur < prop",
-        "measured": f"{mw['StratPPI-opt']:.4f} / {mw['StratPPI-heur']:.4f} / {mw['StratPPI-prop']:.4f}",
-        "holds": bool(mw["StratPPI-opt"] <= mw["StratPPI-heur"] + 2 * se["StratPPI-heur"]
-                      and mw["StratPPI-heur"] <= mw["StratPPI-prop"] + 2 * se["StratPPI-prop"]),
-        "note": "ordering up to 2 s.e.",
-    })
+    rows.append(
+        {
+            "claim": "CI width PPI++ / classical (baseline sanity)",
+            "paper": "< 1 (brief ref. 0.69x)",
+            "measured": f"{r:.2f}x",
+            "holds": bool(r < 1),
+            "note": f"classical {mw['classical']:.4f}",
+        }
+    )
+    rows.append(
+        {
+            "claim": "optimal <= heuristic <= proportional allocation (width)",
+            "paper": "opt < heur < prop",
+            "measured": f"{mw['StratPPI-opt']:.4f} / {mw['StratPPI-heur']:.4f} / {mw['StratPPI-prop']:.4f}",
+            "holds": bool(
+                mw["StratPPI-opt"] <= mw["StratPPI-heur"] + 2 * se["StratPPI-heur"]
+                and mw["StratPPI-heur"] <= mw["StratPPI-prop"] + 2 * se["StratPPI-prop"]
+            ),
+            "note": "ordering up to 2 s.e.",
+        }
+    )
     # no harm when all strata are alike
     Th = T // 2
     cov_h, wid_h, _, _ = simulation(Th, 1000, 20000, q=(0.3,) * 4, p=(0.6,) * 4, seed=1)
     r = float(wid_h["StratPPI-prop"].mean() / wid_h["PPI++"].mean())
-    rows.append({
-        "claim": "no harm: StratPPI-prop / PPI++ width, identical strata",
-        "paper": "~1.0 ('never much worse')",
-        "measured": f"{r:.3f}x",
-        "holds": bool(abs(r - 1) < 0.03),
-        "note": f"{Th} trials; coverage prop {cov_h['StratPPI-prop']:.3f}, PPI++ {cov_h['PPI++']:.3f}",
-    })
+    rows.append(
+        {
+            "claim": "no harm: StratPPI-prop / PPI++ width, identical strata",
+            "paper": "~1.0 ('never much worse')",
+            "measured": f"{r:.3f}x",
+            "holds": bool(abs(r - 1) < 0.03),
+            "note": f"{Th} trials; coverage prop {cov_h['StratPPI-prop']:.3f}, PPI++ {cov_h['PPI++']:.3f}",
+        }
+    )
     if ppi_py is not None:
-        rows.append({
-            "claim": "our PPI++ (ddof=0) equals ppi_py.ppi_mean_ci",
-            "paper": "identical",
-            "measured": f"max |diff| {max_diff:.1e}",
-            "holds": bool(max_diff < 1e-10),
-            "note": "ppi-python 0.2.3 in the bench group; default ddof=1 differs by O(1/n)",
-        })
+        rows.append(
+            {
+                "claim": "our PPI++ (ddof=0) equals ppi_py.ppi_mean_ci",
+                "paper": "identical",
+                "measured": f"max |diff| {max_diff:.1e}",
+                "holds": bool(max_diff < 1e-10),
+                "note": "ppi-python 0.2.3 in the bench group; default ddof=1 differs by O(1/n)",
+            }
+        )
     else:
-        rows.append({"claim": "our PPI++ equals ppi_py.ppi_mean_ci", "paper": "identical",
-                     "measured": "ppi_py not installed", "holds": None, "note": "install the bench group"})
+        rows.append(
+            {
+                "claim": "our PPI++ equals ppi_py.ppi_mean_ci",
+                "paper": "identical",
+                "measured": "ppi_py not installed",
+                "holds": None,
+                "note": "install the bench group",
+            }
+        )
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--full", action="store_true", help="2000 trials instead of 400")
     parser.add_argument("--trials", type=int, default=None, help="override the number of trials")
     parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))

@@ -5,12 +5,9 @@ Simulation of the brief: 4 strata, w = (.4,.3,.2,.1), P(Y=1) = (.9,.7,.5,.3); th
 """
 
 import numpy as np
-
 import stratppi as sp
 
 ALPHA = 0.1
-
-
 
 
 def _run(trials, n, N, seed, q=(0.05, 0.2, 0.5, 1.0), n_min=20):
@@ -26,7 +23,9 @@ def _run(trials, n, N, seed, q=(0.05, 0.2, 0.5, 1.0), n_min=20):
     for _ in range(trials):
         for name, n_k in alloc.items():
             d = sp.simulate(N=N, n_k=n_k, q=q, rng=rng)
-            lo, hi = sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, alpha=ALPHA)
+            lo, hi = sp.stratppi_mean_ci(
+                d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, alpha=ALPHA
+            )
             hits[name] += lo <= d.theta <= hi
             widths[name].append(hi - lo)
             if name == "prop":  # unstratified baselines on the same (proportional) draw

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+import stratppi as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import stratppi as sp
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
@@ -42,7 +41,10 @@ def test_optimal_beats_proportional_on_analytic_variance():
 
 def test_heuristic_uses_mean_f_one_minus_f():
     scores = [np.full(10, 0.5), np.full(10, 0.9)]  # sigma = 0.5 and 0.3
-    assert sp.allocate(80, [0.5, 0.5], scores=scores, method="heuristic", n_min=0).tolist() == [50, 30]
+    assert sp.allocate(80, [0.5, 0.5], scores=scores, method="heuristic", n_min=0).tolist() == [
+        50,
+        30,
+    ]
 
 
 def test_make_strata_equal_mass_and_reusable_edges():
@@ -67,7 +69,9 @@ def test_bad_inputs_raise_clear_errors(d):
     with pytest.raises(ValueError, match="Y contains NaN"):
         sp.stratppi_mean_ci(np.r_[np.nan, d.Y[1:]], *args[1:])
     with pytest.raises(ValueError, match="Y is empty"):
-        sp.stratppi_mean_ci(np.array([]), np.array([]), d.Yhat_unlabeled, np.array([], int), d.strata_unlabeled)
+        sp.stratppi_mean_ci(
+            np.array([]), np.array([]), d.Yhat_unlabeled, np.array([], int), d.strata_unlabeled
+        )
     with pytest.raises(TypeError, match="Y must be a real numeric"):
         sp.stratppi_mean_ci(np.array(["a"] * len(d.Y)), *args[1:])
     with pytest.raises(ValueError, match="alpha"):
@@ -107,7 +111,9 @@ def test_bad_inputs_raise_clear_errors(d):
     with pytest.raises(ValueError, match="X_unlabeled has 2 columns"):
         sp.stratppi_ols_ci(X, d.Y, d.Yhat, XU, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
     with pytest.raises(ValueError, match="binary"):
-        sp.stratppi_logistic_ci(X, d.Y + 0.5, d.Yhat, XU[:, :1], d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
+        sp.stratppi_logistic_ci(
+            X, d.Y + 0.5, d.Yhat, XU[:, :1], d.Yhat_unlabeled, d.strata, d.strata_unlabeled
+        )
 
 
 def test_zero_weight_stratum_is_ignored_and_missing_pool_forces_lam0(d):
@@ -118,7 +124,9 @@ def test_zero_weight_stratum_is_ignored_and_missing_pool_forces_lam0(d):
     b = sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
     np.testing.assert_allclose(a, b, atol=1e-12)
     # with explicit weight, that stratum is classical (tuned lam_k = 0)
-    lam = sp.stratppi_mean_lam(Y, F, d.Yhat_unlabeled, s, d.strata_unlabeled, weights=[1, 1, 1, 1, 1])
+    lam = sp.stratppi_mean_lam(
+        Y, F, d.Yhat_unlabeled, s, d.strata_unlabeled, weights=[1, 1, 1, 1, 1]
+    )
     assert lam[-1] == 0.0
 
 
@@ -127,4 +135,6 @@ def test_pval_consistent_with_ci(d):
     lo, hi = sp.stratppi_mean_ci(*args, alpha=0.1)
     assert sp.stratppi_mean_pval(*args, null=lo) == pytest.approx(0.1, abs=1e-9)
     lo1, _ = sp.stratppi_mean_ci(*args, alpha=0.1, alternative="larger")
-    assert sp.stratppi_mean_pval(*args, null=lo1, alternative="larger") == pytest.approx(0.1, abs=1e-9)
+    assert sp.stratppi_mean_pval(*args, null=lo1, alternative="larger") == pytest.approx(
+        0.1, abs=1e-9
+    )

@@ -3,10 +3,9 @@
 import numpy as np
 import ppi_py
 import pytest
+import stratppi as sp
 from scipy.optimize import minimize
 from scipy.stats import norm
-
-import stratppi as sp
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +23,9 @@ def _naive_strat(Y, F, FU, s, su, lam, alpha=0.1, ddof=1):
         y, f, fu = Y[s == k], F[s == k], FU[su == k]
         w = len(fu) / N
         est += w * (lk * fu.mean() + (y - lk * f).mean())
-        var += w**2 * (np.var(y - lk * f, ddof=ddof) / len(y) + lk**2 * np.var(fu, ddof=ddof) / len(fu))
+        var += w**2 * (
+            np.var(y - lk * f, ddof=ddof) / len(y) + lk**2 * np.var(fu, ddof=ddof) / len(fu)
+        )
     z = norm.ppf(1 - alpha / 2)
     return est - z * np.sqrt(var), est + z * np.sqrt(var)
 
@@ -46,7 +47,9 @@ def test_matches_naive_formula_with_tuned_lam(data):
 
 def test_lam0_is_classical_stratified_mean(data):
     d = data
-    lo, hi = sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=0.0)
+    lo, hi = sp.stratppi_mean_ci(
+        d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=0.0
+    )
     w = np.bincount(d.strata_unlabeled) / len(d.strata_unlabeled)
     means = np.array([d.Y[d.strata == k].mean() for k in range(4)])
     varis = np.array([np.var(d.Y[d.strata == k], ddof=1) / np.sum(d.strata == k) for k in range(4)])
@@ -92,13 +95,17 @@ def test_one_stratum_default_ddof_equals_our_ppi(data):
 
 def test_classical_equals_ppi_py(data):
     np.testing.assert_allclose(
-        np.ravel(sp.classical_mean_ci(data.Y, ddof=0)), np.ravel(ppi_py.classical_mean_ci(data.Y)), atol=1e-12
+        np.ravel(sp.classical_mean_ci(data.Y, ddof=0)),
+        np.ravel(ppi_py.classical_mean_ci(data.Y)),
+        atol=1e-12,
     )
 
 
 def test_lam1_is_weighted_per_stratum_ppi(data):
     d = data
-    lo, hi = sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=1.0, ddof=0)
+    lo, hi = sp.stratppi_mean_ci(
+        d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=1.0, ddof=0
+    )
     w = np.bincount(d.strata_unlabeled) / len(d.strata_unlabeled)
     est, var = 0.0, 0.0
     for k in range(4):
@@ -113,8 +120,14 @@ def test_lam1_is_weighted_per_stratum_ppi(data):
 
 def test_multidim_mean_is_coordinatewise_with_element_mode(data):
     d = data
-    Y2, F2, FU2 = np.c_[d.Y, 1 - d.Y], np.c_[d.Yhat, d.Yhat**2], np.c_[d.Yhat_unlabeled, d.Yhat_unlabeled**2]
-    lo, hi = sp.stratppi_mean_ci(Y2, F2, FU2, d.strata, d.strata_unlabeled, lam_optim_mode="element")
+    Y2, F2, FU2 = (
+        np.c_[d.Y, 1 - d.Y],
+        np.c_[d.Yhat, d.Yhat**2],
+        np.c_[d.Yhat_unlabeled, d.Yhat_unlabeled**2],
+    )
+    lo, hi = sp.stratppi_mean_ci(
+        Y2, F2, FU2, d.strata, d.strata_unlabeled, lam_optim_mode="element"
+    )
     for j in range(2):
         l1, h1 = sp.stratppi_mean_ci(Y2[:, j], F2[:, j], FU2[:, j], d.strata, d.strata_unlabeled)
         assert (lo[j], hi[j]) == pytest.approx((l1, h1), abs=1e-12)
@@ -158,7 +171,11 @@ def _naive_loss(kind, X, Y, F, XU, FU, s, su, lam):
 
     def L(th):
         return sum(
-            w[k] * (ell(X[s == k], Y[s == k], th) + lam[k] * (ell(XU[su == k], FU[su == k], th) - ell(X[s == k], F[s == k], th)))
+            w[k]
+            * (
+                ell(X[s == k], Y[s == k], th)
+                + lam[k] * (ell(XU[su == k], FU[su == k], th) - ell(X[s == k], F[s == k], th))
+            )
             for k in range(len(w))
         )
 
@@ -190,7 +207,9 @@ def test_logistic_one_stratum_equals_ppi_py():
     # tuned lam: ppi_py re-tunes lam at the tuned estimate, we tune once at lam = 1 (both valid)
     lo, hi = sp.stratppi_logistic_ci(X, Y, F, XU, FU, z, zu)
     plo, phi = ppi_py.ppi_logistic_ci(X, Y, F, XU, FU)
-    assert np.all(np.abs(lo - plo) < 1e-2 * (hi - lo)) and np.all(np.abs(hi - phi) < 1e-2 * (hi - lo))
+    assert np.all(np.abs(lo - plo) < 1e-2 * (hi - lo)) and np.all(
+        np.abs(hi - phi) < 1e-2 * (hi - lo)
+    )
 
 
 @pytest.mark.slow  # numba compile inside ppi_py

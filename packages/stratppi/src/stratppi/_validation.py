@@ -67,10 +67,14 @@ def as_labels(name: str, a, n: int):
         raise ValueError(f"{name} has length {arr.shape[0]} but the data have {n} rows")
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
-            raise TypeError(f"{name} must hold integer (or string) stratum labels; got non-integer floats")
+            raise TypeError(
+                f"{name} must hold integer (or string) stratum labels; got non-integer floats"
+            )
         arr = arr.astype(np.int64)
     elif arr.dtype.kind not in "biuUS":
-        raise TypeError(f"{name} must hold integer (or string) stratum labels, got dtype {arr.dtype}")
+        raise TypeError(
+            f"{name} must hold integer (or string) stratum labels, got dtype {arr.dtype}"
+        )
     return arr
 
 
@@ -127,7 +131,9 @@ def resolve_strata(strata, strata_unlabeled, n: int, N: int, weights):
         try:
             labels, inv = np.unique(np.concatenate([s, su]), return_inverse=True)
         except TypeError:
-            raise TypeError("strata and strata_unlabeled must hold labels of one comparable type") from None
+            raise TypeError(
+                "strata and strata_unlabeled must hold labels of one comparable type"
+            ) from None
         codes, codes_u = inv[:n], inv[n:]
     K = labels.shape[0]
     if weights is None:

@@ -99,7 +99,9 @@ def _ppi_lam_arg(lam, Y, F, FU, clip, mode):
     return lam
 
 
-def ppi_mean_pointestimate(Y, Yhat, Yhat_unlabeled, lam=None, *, clip=True, lam_optim_mode="overall"):
+def ppi_mean_pointestimate(
+    Y, Yhat, Yhat_unlabeled, lam=None, *, clip=True, lam_optim_mode="overall"
+):
     """PPI++ point estimate lam * mean(f_unlabelled) + mean(Y - lam * f).
 
     >>> round(float(ppi_mean_pointestimate([1., 0.], [.8, .2], [.5, .7, .6], lam=1.0)), 3)
@@ -140,8 +142,6 @@ def ppi_mean_ci(
     lam = _ppi_lam_arg(lam, Y2, F, FU, clip, check_optim_mode(lam_optim_mode))
     n, N = Y2.shape[0], FU.shape[0]
     est = lam * FU.mean(0) + (Y2 - lam * F).mean(0)
-    se = np.sqrt(
-        (Y2 - lam * F).var(0, ddof=ddof) / n + (lam * FU).var(0, ddof=ddof) / N
-    )
+    se = np.sqrt((Y2 - lam * F).var(0, ddof=ddof) / n + (lam * FU).var(0, ddof=ddof) / N)
     lo, hi = zconfint(est, se, alpha, alternative)
     return (lo[0], hi[0]) if was_1d else (lo, hi)

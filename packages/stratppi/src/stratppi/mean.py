@@ -97,7 +97,9 @@ class _Prepared:
         K, c, cu = self.K, self.codes, self.codes_u
         n_k, N_k = self.n_k, self.N_k
         mY = group_means(c, K, self.Y, n_k)
-        cov0 = group_sums(c, K, (self.Y - mY[c]) * (self.F - self.mF[c])) / np.maximum(n_k, 1)[:, None]
+        cov0 = (
+            group_sums(c, K, (self.Y - mY[c]) * (self.F - self.mF[c])) / np.maximum(n_k, 1)[:, None]
+        )
         tot = n_k + N_k
         pm = (n_k[:, None] * self.mF + N_k[:, None] * self.mFU) / np.maximum(tot, 1)[:, None]
         ss = group_sums(c, K, (self.F - pm[c]) ** 2) + group_sums(cu, K, (self.FU - pm[cu]) ** 2)
@@ -115,7 +117,9 @@ class _Prepared:
         d = self.Y.shape[1]
         arr = np.asarray(lam, dtype=np.float64) if not isinstance(lam, str) else None
         if arr is None or arr.dtype.kind not in "biuf":
-            raise TypeError(f"lam must be None, a float, or an array of per-stratum floats; got {lam!r}")
+            raise TypeError(
+                f"lam must be None, a float, or an array of per-stratum floats; got {lam!r}"
+            )
         if arr.ndim == 0:
             arr = np.full((self.K, 1), float(arr))
         elif arr.ndim == 1 and arr.shape[0] == self.K:
@@ -226,7 +230,9 @@ def stratppi_mean_pointestimate(
     return _out(theta, P.was_1d)
 
 
-def _mean_estimate_se(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights, lam, clip, ddof, mode):
+def _mean_estimate_se(
+    Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights, lam, clip, ddof, mode
+):
     P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights)
     lam = P.resolve_lam(lam, bool(clip), check_optim_mode(mode))
     theta, R, mR = P.estimate(lam)

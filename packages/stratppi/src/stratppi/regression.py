@@ -37,7 +37,9 @@ __all__ = [
 
 
 class _Reg:
-    def __init__(self, kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled, strata, strata_unlabeled, weights):
+    def __init__(
+        self, kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled, strata, strata_unlabeled, weights
+    ):
         self.kind = kind
         self.X = as_float_array("X", X, ndim=(2,))
         self.Y = as_float_array("Y", Y, ndim=(1,))
@@ -57,7 +59,9 @@ class _Reg:
                 if np.any((a < 0) | (a > 1)):
                     raise ValueError(f"{name} must lie in [0, 1] for logistic regression")
         n, N = self.X.shape[0], self.XU.shape[0]
-        self.labels, self.c, self.cu, self.w = resolve_strata(strata, strata_unlabeled, n, N, weights)
+        self.labels, self.c, self.cu, self.w = resolve_strata(
+            strata, strata_unlabeled, n, N, weights
+        )
         K = self.K = self.labels.shape[0]
         self.n_k = np.bincount(self.c, minlength=K).astype(np.float64)
         self.N_k = np.bincount(self.cu, minlength=K).astype(np.float64)
@@ -120,7 +124,10 @@ class _Reg:
                     break
                 t /= 2
             theta, prev, cur = new, cur, val
-            if np.max(np.abs(t * step)) < 1e-12 * (1 + np.max(np.abs(theta))) and prev - cur < 1e-15:
+            if (
+                np.max(np.abs(t * step)) < 1e-12 * (1 + np.max(np.abs(theta)))
+                and prev - cur < 1e-15
+            ):
                 break
         return theta
 
@@ -177,7 +184,9 @@ class _Reg:
         bad = self.active & (self.N_k < 2) & (arr != 0)
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"stratum {self.labels[k]!r} has < 2 unlabelled examples; lam must be 0 there")
+            raise ValueError(
+                f"stratum {self.labels[k]!r} has < 2 unlabelled examples; lam must be 0 there"
+            )
         return arr
 
     def covariance(self, theta, lam, ddof):
@@ -190,7 +199,12 @@ class _Reg:
             M += self.w[k] ** 2 * np.atleast_2d(np.cov(r.T, ddof=ddof)) / self.n_k[k]
             if lam[k] != 0:
                 gu = gfu[self.cu == k]
-                M += self.w[k] ** 2 * lam[k] ** 2 * np.atleast_2d(np.cov(gu.T, ddof=ddof)) / self.N_k[k]
+                M += (
+                    self.w[k] ** 2
+                    * lam[k] ** 2
+                    * np.atleast_2d(np.cov(gu.T, ddof=ddof))
+                    / self.N_k[k]
+                )
         return A @ M @ A
 
 
@@ -229,7 +243,17 @@ _DOC_ARGS = """
 
 
 def stratppi_ols_pointestimate(
-    X, Y, Yhat, X_unlabeled, Yhat_unlabeled, strata, strata_unlabeled, *, weights=None, lam=None, clip=True
+    X,
+    Y,
+    Yhat,
+    X_unlabeled,
+    Yhat_unlabeled,
+    strata,
+    strata_unlabeled,
+    *,
+    weights=None,
+    lam=None,
+    clip=True,
 ):
     """StratPPI OLS coefficients: the minimiser of the stratified rectified squared loss.
 
@@ -275,7 +299,17 @@ def stratppi_ols_ci(
 
 
 def stratppi_logistic_pointestimate(
-    X, Y, Yhat, X_unlabeled, Yhat_unlabeled, strata, strata_unlabeled, *, weights=None, lam=None, clip=True
+    X,
+    Y,
+    Yhat,
+    X_unlabeled,
+    Yhat_unlabeled,
+    strata,
+    strata_unlabeled,
+    *,
+    weights=None,
+    lam=None,
+    clip=True,
 ):
     """StratPPI logistic-regression coefficients (Newton's method on the rectified log-loss).
 
@@ -319,4 +353,6 @@ for _f, _y in (
     (stratppi_logistic_pointestimate, " in {0, 1}"),
     (stratppi_logistic_ci, " in {0, 1}"),
 ):
-    _f.__doc__ = _f.__doc__.replace("\n    Returns:", _DOC_ARGS.format(ylab=_y) + "\n    Returns:", 1)
+    _f.__doc__ = _f.__doc__.replace(
+        "\n    Returns:", _DOC_ARGS.format(ylab=_y) + "\n    Returns:", 1
+    )

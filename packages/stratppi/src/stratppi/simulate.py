@@ -47,7 +47,11 @@ def _moments(p, q, a, b):
 def oracle_sigma(p=DEFAULT_P, q=DEFAULT_Q, *, a=0.9, b=0.05, lam=None):
     """Population sd of Y - lam_k f per stratum; lam=None uses the oracle lam_k in [0, 1]."""
     vy, cov, vf = _moments(p, q, a, b)
-    lam = np.clip(cov / vf, 0, 1) if lam is None else np.broadcast_to(np.asarray(lam, float), vy.shape)
+    lam = (
+        np.clip(cov / vf, 0, 1)
+        if lam is None
+        else np.broadcast_to(np.asarray(lam, float), vy.shape)
+    )
     return np.sqrt(np.maximum(vy - 2 * lam * cov + lam**2 * vf, 0))
 
 
