@@ -142,3 +142,16 @@ def test_omit_edge_cases():
     with pytest.warns(ConstantInputWarning):
         r = rearrangement_corr([1.0, 1.0, np.nan, 1.0], [1.0, 2.0, 3.0, np.nan], nan_policy="omit")
     assert np.isnan(r)
+
+
+def test_rng_forms():
+    x, y = np.arange(20.0), np.sin(np.arange(20.0))
+    ref = rearrangement_corr_test(x, y, n_permutations=99, rng=3).pvalue
+    assert (
+        rearrangement_corr_test(x, y, n_permutations=99, rng=np.random.default_rng(3)).pvalue == ref
+    )
+    for rng in (np.random.SeedSequence(1), np.random.PCG64(1), np.random.RandomState(1), None):
+        assert 0 < rearrangement_corr_test(x, y, n_permutations=99, rng=rng).pvalue <= 1
+    for bad in (1.5, True, "x"):
+        with pytest.raises(TypeError, match="rng"):
+            rearrangement_corr_test(x, y, rng=bad)

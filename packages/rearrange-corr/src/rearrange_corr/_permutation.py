@@ -54,6 +54,20 @@ def _null_statistics(xs, y_perm, d_up, d_down):
     return np.clip(out, -1.0, 1.0)
 
 
+def _as_generator(rng) -> np.random.Generator:
+    """None / int seed / SeedSequence / BitGenerator / Generator / legacy RandomState -> Generator."""
+    if isinstance(rng, np.random.RandomState):  # legacy: draw a seed from it (deterministic)
+        return np.random.default_rng(rng.randint(0, 2**63 - 1, dtype=np.int64))
+    if isinstance(rng, (bool, float)):
+        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as err:
+        raise TypeError(
+            f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}"
+        ) from err
+
+
 def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided", rng=None):
     """Permutation test of H0 "x and y are independent" with the statistic r#(x, y).
 
@@ -68,7 +82,8 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
         y: (n,) real sample paired with x.
         n_permutations: number of random permutations B (positive int).
         alternative: "two-sided", "greater" or "less".
-        rng: None, an int seed or a numpy.random.Generator.
+        rng: None, an int seed, a numpy.random.Generator (or SeedSequence, BitGenerator,
+            legacy RandomState).
 
     Returns:
         RearrangementCorrTestResult with ``.statistic`` and ``.pvalue`` (and the null draws).
@@ -88,11 +103,7 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
         raise ValueError("x and y must not contain NaN; drop incomplete pairs first")
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     check_alternative(alternative)
-    if isinstance(rng, bool) or not (
-        rng is None or isinstance(rng, (int, np.integer, np.random.Generator))
-    ):
-        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}")
-    rng = np.random.default_rng(rng)
+    rng = _as_generator(rng)
 
     stat = _rsharp_1d(x, y)
     if np.isnan(stat):
