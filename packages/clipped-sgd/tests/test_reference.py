@@ -151,3 +151,35 @@ def test_minibatch_step_uses_batch_mean():
     est = StreamingMean(clip=None, batch_size=3).fit(X)
     np.testing.assert_allclose(est.mean_, X.mean(axis=0))  # eta = 1/t over batch means
     assert est.t_ == 2
+
+
+@pytest.mark.parametrize("clip", [0.5, 3.0, "auto", None])
+@pytest.mark.parametrize("batch_size", [1, 3])
+def test_streaming_mean_fast_path_matches_step_by_step(clip, batch_size):
+    # The estimator's vectorised path against the plain ClippedSGD loop (the reference update).
+    rng = np.random.default_rng(7)
+    X = rng.standard_t(2.2, size=(700, 3)) * 2 + 1
+    est = StreamingMean(clip=clip, batch_size=batch_size, average=True).fit(X)
+    level = None if clip is None else (est.clip_level_ if clip == "auto" else clip)
+    opt = ClippedSGD(3, clip=level)
+    for i in range(0, 700, batch_size):
+        opt.step(opt.x_ - X[i : i + batch_size].mean(axis=0))
+    np.testing.assert_allclose(est.mean_, opt.x_avg_, rtol=0, atol=1e-10)
+    est_last = StreamingMean(clip=clip, batch_size=batch_size).fit(X)
+    np.testing.assert_allclose(est_last.mean_, opt.x_, rtol=0, atol=1e-10)
+    assert est.n_clipped_ == opt.n_clipped_ and est.t_ == opt.t_
+    if clip == 0.5:
+        assert est.n_clipped_ > 100  # the path with many clipping events is exercised
+
+
+def test_streaming_mean_anytime_level_matches_reference():
+    rng = np.random.default_rng(8)
+    X = rng.standard_t(2.2, size=(500, 2))
+    est = StreamingMean()  # horizon=None: anytime Gamma_t
+    est.partial_fit(X[:50])
+    est.partial_fit(X[50:])
+    opt = ClippedSGD(2, clip=est._opt.clip)  # the same schedule t -> Gamma_t
+    for x in X:
+        opt.step(opt.x_ - x)
+    np.testing.assert_allclose(est.mean_, opt.x_, atol=1e-10)
+    assert est.n_clipped_ == opt.n_clipped_
