@@ -5,6 +5,7 @@ import pytest
 import stratppi as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from stratppi.simulate import _moments
 
 
 @settings(derandomize=True, deadline=None, max_examples=200)
@@ -120,7 +121,8 @@ def test_zero_weight_stratum_is_ignored_and_missing_pool_forces_lam0(d):
     # a stratum with labels but no unlabelled pool gets weight 0 by default (N_k / N)
     s = np.r_[d.strata, [9, 9]]
     Y, F = np.r_[d.Y, [0.0, 1.0]], np.r_[d.Yhat, [0.5, 0.5]]
-    a = sp.stratppi_mean_ci(Y, F, d.Yhat_unlabeled, s, d.strata_unlabeled)
+    with pytest.warns(UserWarning, match="labels are ignored"):
+        a = sp.stratppi_mean_ci(Y, F, d.Yhat_unlabeled, s, d.strata_unlabeled)
     b = sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
     np.testing.assert_allclose(a, b, atol=1e-12)
     # with explicit weight, that stratum is classical (tuned lam_k = 0)
@@ -138,3 +140,19 @@ def test_pval_consistent_with_ci(d):
     assert sp.stratppi_mean_pval(*args, null=lo1, alternative="larger") == pytest.approx(
         0.1, abs=1e-9
     )
+
+
+def test_heuristic_accepts_one_score_per_stratum():
+    a = sp.allocate(80, [0.5, 0.5], scores=np.array([0.5, 0.9]), method="heuristic", n_min=0)
+    assert a.tolist() == [50, 30]
+
+
+def test_tuned_lam_and_sigma_converge_to_oracle():
+    # large sample: lam_k -> Cov/((1 + n/N) Var f) and sd(Y - lam f) -> closed form oracle_sigma
+    d = sp.simulate(n=80_000, N=400_000, rng=4)
+    # tolerances ~3.5 s.e.: s.e.(lam_k) <= ~0.006 and s.e.(sd_k) ~ sigma_k / sqrt(2 n_k) <= 0.004
+    _, cov, vf = _moments((0.9, 0.7, 0.5, 0.3), (0.05, 0.2, 0.5, 1.0), 0.9, 0.05)
+    lam = sp.stratppi_mean_lam(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
+    np.testing.assert_allclose(lam, np.clip(cov / vf / 1.2, 0, 1), atol=0.02)
+    sig = sp.stratum_sigma(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=lam)
+    np.testing.assert_allclose(sig, sp.oracle_sigma(lam=lam), atol=0.015)

@@ -16,6 +16,7 @@ from .mean import (
     stratppi_mean_lam,
     stratppi_mean_pointestimate,
     stratppi_mean_pval,
+    stratum_sigma,
 )
 from .regression import (
     stratppi_logistic_ci,
@@ -32,6 +33,7 @@ __all__ = [
     "stratppi_mean_ci",
     "stratppi_mean_pval",
     "stratppi_mean_lam",
+    "stratum_sigma",
     "stratppi_ols_pointestimate",
     "stratppi_ols_ci",
     "stratppi_logistic_pointestimate",

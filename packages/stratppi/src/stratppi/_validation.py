@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -155,6 +156,15 @@ def resolve_strata(strata, strata_unlabeled, n: int, N: int, weights):
     w = np.asarray(w, dtype=np.float64)
     if not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
         raise ValueError("weights must be finite, non-negative and not all zero")
+    if weights is None:
+        orphan = (w == 0) & (np.bincount(codes, minlength=K) > 0)
+        if np.any(orphan):
+            warnings.warn(
+                f"strata {labels[orphan].tolist()} have labelled examples but no unlabelled ones, "
+                "so weight N_k / N = 0: their labels are ignored (pass weights= to use them)",
+                UserWarning,
+                stacklevel=4,
+            )
     return labels, codes, codes_u, w / w.sum()
 
 

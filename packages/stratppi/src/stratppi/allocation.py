@@ -34,14 +34,16 @@ def _check_int(name: str, v, lo: int) -> int:
 def heuristic_sigma(scores) -> np.ndarray:
     """sigma_k = sqrt(mean_k f (1 - f)) from K arrays of confidence scores in [0, 1].
 
+    Each entry is the scores of one stratum's unlabelled pool (a scalar counts as one score).
+
     >>> heuristic_sigma([[0.5, 0.5], [1.0, 0.0]]).tolist()
     [0.5, 0.0]
     """
-    if isinstance(scores, np.ndarray) and scores.ndim == 1 and scores.dtype.kind != "O":
+    if isinstance(scores, (str, bytes)) or not hasattr(scores, "__len__"):
         raise TypeError("scores must be a sequence of K arrays (the scores of each stratum)")
     out = []
     for k, s in enumerate(scores):
-        s = as_float_array(f"scores[{k}]", s, ndim=(1,))
+        s = np.atleast_1d(as_float_array(f"scores[{k}]", np.atleast_1d(s), ndim=(1,)))
         if np.any((s < 0) | (s > 1)):
             raise ValueError(f"scores[{k}] must lie in [0, 1] (calibrated confidences)")
         out.append(np.sqrt(np.mean(s * (1 - s))))
@@ -170,7 +172,7 @@ def allocate(
     return n_k
 
 
-def make_strata(scores, K=5, *, method="quantile", edges=None):
+def make_strata(scores, K=5, method="quantile", *, edges=None):
     """Bin autorater scores into strata (default: K equal-mass bins).
 
     Args:

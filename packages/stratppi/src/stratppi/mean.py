@@ -38,6 +38,7 @@ __all__ = [
     "stratppi_mean_ci",
     "stratppi_mean_pval",
     "stratppi_mean_lam",
+    "stratum_sigma",
     "zconfint",
 ]
 
@@ -193,10 +194,10 @@ def stratppi_mean_pointestimate(
     Yhat_unlabeled,
     strata,
     strata_unlabeled,
-    *,
     weights=None,
     lam=None,
     clip=True,
+    *,
     lam_optim_mode="overall",
 ):
     """StratPPI point estimate of the mean (Sec. 4, Eq. for the stratified rectified mean).
@@ -315,3 +316,32 @@ def stratppi_mean_pval(
     else:
         p = norm.cdf(z)
     return _out(p, was_1d)
+
+
+def stratum_sigma(
+    Y,
+    Yhat,
+    Yhat_unlabeled,
+    strata,
+    strata_unlabeled,
+    *,
+    lam=None,
+    clip=True,
+    ddof=1,
+):
+    """Per-stratum sd of Y - lam_k f, e.g. from a small pilot sample, for ``allocate(..., sigma=...)``.
+
+    The "pilot" strategy: label a few examples per stratum, estimate sigma_k here (lam_k tuned
+    unless given), then allocate the remaining budget with ``method="optimal"``.
+
+    Returns:
+        (K,) array in sorted-label order (1-d Y) or (K, d).
+    """
+    P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, None)
+    lam = P.resolve_lam(lam, bool(clip), "overall")
+    _, R, mR = P.estimate(lam)
+    c = P.codes
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = group_sums(c, P.K, (R - mR[c]) ** 2) / (P.n_k - check_ddof(ddof))[:, None]
+    sd = np.sqrt(np.where(P.n_k[:, None] > 1, v, np.nan))
+    return sd[:, 0] if P.was_1d else sd
