@@ -183,3 +183,33 @@ def test_streaming_mean_anytime_level_matches_reference():
         opt.step(opt.x_ - x)
     np.testing.assert_allclose(est.mean_, opt.x_, atol=1e-10)
     assert est.n_clipped_ == opt.n_clipped_
+
+
+@pytest.mark.parametrize("clip", [0.7, "auto"])
+@pytest.mark.parametrize("batch_size", [1, 4])
+def test_regression_estimators_match_clipped_sgd_loop(clip, batch_size):
+    from clipped_sgd import StreamingLogisticRegression
+
+    rng = np.random.default_rng(9)
+    A = rng.standard_t(3.0, size=(400, 3))
+    y = A @ [1.0, -1.0, 0.5] + rng.standard_t(2.5, size=400)
+    s = np.where(y > 0, 1.0, -1.0)
+    for est, target, grad in (
+        (
+            StreamingLinearRegression(clip=clip, batch_size=batch_size),
+            y,
+            lambda w, a, b: a.T @ (a @ w - b) / len(b),
+        ),
+        (
+            StreamingLogisticRegression(clip=clip, batch_size=batch_size),
+            s,
+            lambda w, a, b: -(a.T @ (b / (1 + np.exp(b * (a @ w))))) / len(b),
+        ),
+    ):
+        est.fit(A, target)
+        Ab = np.hstack([A, np.ones((400, 1))])
+        opt = ClippedSGD(4, mu=est.mu_, L=est.L_, clip=est.clip_level_)
+        for i in range(0, 400, batch_size):
+            opt.step(grad(opt.x_, Ab[i : i + batch_size], target[i : i + batch_size]))
+        np.testing.assert_allclose(np.r_[np.ravel(est.coef_), est.intercept_], opt.x_, atol=1e-10)
+        assert est.n_clipped_ == opt.n_clipped_ > 0

@@ -158,6 +158,8 @@ class _StreamingBase(BaseEstimator):
         return isinstance(v, str) and v == "auto"
 
     def _stream(self, A, y):
+        if self.batch_size == 1 and y is not None:
+            return self._stream_single(A, y)
         B = self.batch_size
         for i in range(0, A.shape[0], B):
             w = self._opt.x_
@@ -165,6 +167,32 @@ class _StreamingBase(BaseEstimator):
             if not math.isfinite(float(g @ g)):
                 raise ValueError("a stochastic gradient is not finite (overflow in the data?)")
             self._opt._step(g)
+        self._sync()
+
+    def _stream_single(self, A, y):
+        """The same update as ``ClippedSGD._step`` inlined for one row per step (about 3x faster)."""
+        opt = self._opt
+        x, avg, t, n_clipped = opt.x_.copy(), opt.x_avg_.copy(), opt.t_, int(opt.n_clipped_)
+        mu, t0 = self.mu_, self.L_ / self.mu_ - 1.0  # eta_t = 1 / (mu (t + t0)), as in ClippedSGD
+        clip, const = opt.clip, (None if callable(opt.clip) else opt.clip)
+        grad1 = self._grad1
+        level = math.inf
+        for i in range(A.shape[0]):
+            g = grad1(x, A[i], y[i])
+            sq = float(g @ g)
+            if not math.isfinite(sq):
+                raise ValueError("a stochastic gradient is not finite (overflow in the data?)")
+            t += 1
+            if clip is not None:
+                level = const if const is not None else float(clip(t))
+                if sq > level * level:
+                    g = g * (level / math.sqrt(sq))
+                    n_clipped += 1
+            x = x - g / (mu * (t + t0))
+            avg += (x - avg) / t
+        opt.x_, opt.x_avg_, opt.t_, opt.n_clipped_ = x, avg, t, n_clipped
+        if t > 0:
+            opt.clip_level_ = level
         self._sync()
 
     def _sync(self):
@@ -374,6 +402,10 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
     def _grad(self, w, A, y):
         return A.T @ (A @ w - y) / A.shape[0]  # (p,)
 
+    @staticmethod
+    def _grad1(w, a, b):
+        return a * (float(a @ w) - b)  # (p,) one row
+
     def _per_sample_grads(self, w, A, y):
         return A * (A @ w - y)[:, None]  # (m, p)
 
@@ -467,6 +499,11 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
 
     def _grad(self, w, A, s):
         return -(A.T @ (s * _sigmoid(-s * (A @ w)))) / A.shape[0]  # (p,)
+
+    @staticmethod
+    def _grad1(w, a, s):
+        z = -s * float(a @ w)
+        return a * (-s * 0.5 * (1.0 + math.tanh(0.5 * z)))  # (p,) one row: -s a sigmoid(-s a.w)
 
     def _per_sample_grads(self, w, A, s):
         return -A * (s * _sigmoid(-s * (A @ w)))[:, None]  # (m, p)
