@@ -200,3 +200,39 @@ def test_sgd_solver_approaches_lbfgs():
     exact = risk.minimize()
     sgd = risk.minimize(solver="sgd", step0=5.0, n_steps=3000, rng=0)
     assert np.linalg.norm(sgd - exact) < 0.1 * np.linalg.norm(exact)
+
+
+def test_laplace_axis_prior_gives_l1_penalty():
+    # E_p0 |y - x theta| = (scale / d) ||theta||_1 for y = 0, x uniform on {+-scale e_j}
+    from dp_robust import laplace_axis_prior
+
+    d, scale = 4, 2.0
+    atoms = laplace_axis_prior(d, scale=scale)(np.random.default_rng(0), 200_000)
+    theta = np.array([1.0, -2.0, 0.0, 0.5])
+    emp = np.mean(np.abs(atoms[:, 0] - atoms[:, 1:] @ theta))
+    se = np.std(np.abs(atoms[:, 1:] @ theta)) / np.sqrt(atoms.shape[0])
+    assert abs(emp - scale / d * np.abs(theta).sum()) < 4 * se
+
+
+def test_other_priors_run():
+    from dp_robust import DPRobustLogisticRegression
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    clf = DPRobustLogisticRegression(prior="laplace-axis", M=20, T=40, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.85
+    est = DPRobustLinearRegression(
+        prior="laplace-axis", loss="absolute", M=20, T=40, random_state=0
+    )
+    assert np.all(np.isfinite(est.fit(X, X[:, 0]).coef_))
+    custom = DPRobustMean(
+        prior=lambda r, k: np.full((k, 3), 5.0),
+        phi="identity",
+        alpha=60.0,
+        M=50,
+        T=200,
+        random_state=0,
+    ).fit(X)
+    # neutral limit: (sum x + alpha * 5) / (n + alpha) with p0 a point mass at 5
+    np.testing.assert_allclose(custom.location_, (X.sum(0) + 60 * 5.0) / 120, atol=0.3)

@@ -122,7 +122,6 @@ class SmoothAmbiguityRisk:
         self,
         loss="squared",
         grad=None,
-        *,
         phi="exp",
         beta: float = 1.0,
         alpha: float = 1.0,
@@ -130,6 +129,7 @@ class SmoothAmbiguityRisk:
         method: str = "mdmc",
         M: int = 100,
         T: int = 100,
+        *,
         fit_intercept: bool = False,
         random_state=None,
     ):

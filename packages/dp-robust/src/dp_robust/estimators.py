@@ -61,6 +61,17 @@ def _check_params(est):
             raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
 
 
+def _random_sign_response(sampler):
+    """Wrap a regression p0 so that y is uniform on {-1, +1} (classification atoms)."""
+
+    def wrapped(rng, size):
+        out = sampler(rng, size)
+        out[:, 0] = rng.choice(np.array([-1.0, 1.0]), size=size)
+        return out
+
+    return wrapped
+
+
 def _seed(random_state):
     """A numpy Generator derived from a sklearn-style random_state."""
     return np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
@@ -175,7 +186,8 @@ class DPRobustLogisticRegression(ClassifierMixin, _DPRobustBase):
     """Logistic regression minimising the DP smooth-ambiguity criterion (one-vs-rest for K > 2).
 
     Binary labels are encoded to ``{-1, +1}`` (``classes_[1]`` is +1). p0 draws ``y`` uniformly and
-    ``x ~ N(0, prior_scale^2 I)`` (authors' choice). With ``fit_intercept`` the features are
+    ``x ~ N(0, prior_scale^2 I)`` (authors' choice; ``prior="laplace-axis"``: ``x`` uniform on
+    ``{+-prior_scale e_j}``). With ``fit_intercept`` the features are
     centred and an intercept enters the loss of every atom (p0 atoms pull it weakly towards 0).
 
     Attributes:
@@ -239,10 +251,14 @@ class DPRobustLogisticRegression(ClassifierMixin, _DPRobustBase):
         Xc = X - x_mean
         if self.prior == "gaussian":
             sampler = logistic_gaussian_prior(d, scale=self.prior_scale)
+        elif self.prior == "laplace-axis":
+            sampler = _random_sign_response(laplace_axis_prior(d, scale=self.prior_scale))
         elif callable(self.prior):
             sampler = self.prior
         else:
-            raise ValueError(f"prior must be 'gaussian' or callable, got {self.prior!r}")
+            raise ValueError(
+                f"prior must be 'gaussian', 'laplace-axis' or callable, got {self.prior!r}"
+            )
         targets = (
             [codes == 1]
             if self.classes_.size == 2
@@ -291,7 +307,8 @@ class DPRobustLogisticRegression(ClassifierMixin, _DPRobustBase):
 class DPRobustMean(_DPRobustBase):
     """Location estimate minimising the DP smooth-ambiguity criterion with loss ``||x - theta||^2``.
 
-    p0 is ``N(prior_mean, prior_scale^2 I)``. With ``phi="identity"`` the estimate is
+    p0 is ``N(prior_mean, prior_scale^2 I)`` (``prior="gaussian"``) or a callable
+    ``p0(rng, size) -> (size, p)``. With ``phi="identity"`` the estimate is
     ``(sum_i x_i + alpha prior_mean) / (n + alpha)``.
 
     Attributes:
@@ -308,6 +325,7 @@ class DPRobustMean(_DPRobustBase):
         beta=1.0,
         *,
         phi="exp",
+        prior="gaussian",
         prior_mean=0.0,
         prior_scale=1.0,
         method="mdmc",
@@ -320,6 +338,7 @@ class DPRobustMean(_DPRobustBase):
         self.alpha = alpha
         self.beta = beta
         self.phi = phi
+        self.prior = prior
         self.prior_mean = prior_mean
         self.prior_scale = prior_scale
         self.method = method
@@ -339,7 +358,12 @@ class DPRobustMean(_DPRobustBase):
             raise ValueError(
                 f"prior_mean must be a finite scalar or a ({p},) vector, got {self.prior_mean!r}"
             )
-        sampler = location_gaussian_prior(np.broadcast_to(mu0, (p,)), scale=self.prior_scale)
+        if self.prior == "gaussian":
+            sampler = location_gaussian_prior(np.broadcast_to(mu0, (p,)), scale=self.prior_scale)
+        elif callable(self.prior):
+            sampler = self.prior
+        else:
+            raise ValueError(f"prior must be 'gaussian' or callable, got {self.prior!r}")
         risk = self._risk("location", sampler, False)
         self.location_ = self._fit_risk(risk, X, theta0=X.mean(axis=0))
         self.coef_ = self.location_
