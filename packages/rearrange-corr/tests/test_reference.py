@@ -147,3 +147,24 @@ def test_return_types():
     assert type(r) is float
     R = rearrangement_corr(np.arange(12).reshape(4, 3) ** 2)
     assert isinstance(R, np.ndarray) and R.dtype == np.float64 and R.shape == (3, 3)
+
+
+def test_matrix_exact_signs_with_ties_and_many_monotone_columns():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=400)
+    maps = [np.exp, np.arctan, lambda t: -(t**3), lambda t: np.round(t, 1), lambda t: -np.floor(t)]
+    X = np.column_stack([maps[k % 5](x * (1 + k / 40)) for k in range(25)])
+    X = np.column_stack([X, rng.normal(size=400)])  # one unrelated column
+    sign = np.array([-1.0 if k % 5 in (2, 4) else 1.0 for k in range(25)])
+    R = rearrangement_corr(X)
+    np.testing.assert_array_equal(R[:25, :25], np.outer(sign, sign))
+    assert np.all(np.abs(R[25, :25]) < 0.5)
+    # cross form, both orientations (tied column as x or as y)
+    np.testing.assert_array_equal(rearrangement_corr(X[:, :25], X[:, :7]), np.outer(sign, sign[:7]))
+    np.testing.assert_array_equal(rearrangement_corr(X[:, :7], X[:, :25]), np.outer(sign[:7], sign))
+    # near-monotone but not monotone: not rounded to 1, matches the 1-d value
+    y = np.exp(x)
+    y[0], y[1] = y[1], y[0]
+    Z = np.column_stack([x, y])
+    r = rearrangement_corr(Z)[0, 1]
+    assert r < 1.0 and r == pytest.approx(formula_rsharp(x, y), abs=1e-12)

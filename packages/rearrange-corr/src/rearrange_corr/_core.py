@@ -15,6 +15,7 @@ three dot products, O(n log n). The 1/(n-1) factors cancel and are never formed.
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 
 import numpy as np
@@ -82,6 +83,88 @@ def _col_scale(A: np.ndarray) -> np.ndarray:
     return np.where(s > 0, s, 1.0)
 
 
+def _orderings(A: np.ndarray, cols: np.ndarray, registry: dict) -> dict[int, tuple]:
+    """Column -> (ordering id, reversed-ordering id, has ties) for the columns `cols` of A.
+
+    Columns without ties get the id of their sorting permutation: two such columns are similarly
+    ordered iff their ids are equal (ids are found by hashing the permutation and confirmed by
+    comparing it with the stored one, so a hash collision cannot merge two orderings).
+    """
+
+    def _id(order: np.ndarray) -> int:
+        key = hashlib.blake2b(order.tobytes(), digest_size=16).digest()
+        for gid, rep in registry.setdefault(key, []):
+            if np.array_equal(rep, order):
+                return gid
+        gid = -1 - len(registry) * 1000 - len(registry[key])  # unique, never a column index
+        registry[key].append((gid, order))
+        return gid
+
+    out = {}
+    for c in cols:
+        col = A[:, c]
+        order = np.argsort(col, kind="stable")
+        if np.any(col[order[1:]] == col[order[:-1]]):
+            out[c] = (None, None, True)
+        else:
+            out[c] = (_id(order), _id(order[::-1].copy()), False)
+    return out
+
+
+def _sign_with_ties(x: np.ndarray, Yg: np.ndarray) -> np.ndarray:
+    """+1 / -1 / 0 per column of Yg (n, k): similarly / oppositely / not ordered with x (n,).
+
+    Similarly ordered means (x_a - x_b)(y_a - y_b) >= 0 for all a, b: after sorting by x, the
+    largest y of each group of tied x is at most the smallest y of the next group.
+    """
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    Yg = Yg[order]  # (n, k)
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])  # first row of each x group
+    gmax = np.maximum.reduceat(Yg, starts, axis=0)  # (G, k)
+    gmin = np.minimum.reduceat(Yg, starts, axis=0)
+    inc = np.all(gmax[:-1] <= gmin[1:], axis=0)  # (k,)
+    dec = np.all(gmin[:-1] >= gmax[1:], axis=0)
+    return np.where(inc, 1.0, np.where(dec, -1.0, 0.0))
+
+
+def _exact_signs(X: np.ndarray, Y: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(p, q): +1 where the flagged pair (X[:, i], Y[:, j]) is similarly ordered, -1 where it is
+    oppositely ordered, else 0. Columns without ties are compared through their sorting
+    permutations (one sort per column, no per-pair work); pairs involving ties are checked
+    directly, vectorised over the partner columns."""
+    registry: dict = {}
+    rows, cols = np.flatnonzero(pairs.any(axis=1)), np.flatnonzero(pairs.any(axis=0))
+    info_x = _orderings(X, rows, registry)
+    info_y = info_x if Y is X and set(cols) <= set(rows) else _orderings(Y, cols, registry)
+    if Y is X:
+        for c in cols:
+            if c not in info_y:
+                info_y[c] = _orderings(X, np.array([c]), registry)[c]
+    gx = np.array([info_x[i][0] if i in info_x else 0 for i in range(X.shape[1])], dtype=object)
+    gy = np.array([info_y[j][0] if j in info_y else 1 for j in range(Y.shape[1])], dtype=object)
+    ry = np.array([info_y[j][1] if j in info_y else 1 for j in range(Y.shape[1])], dtype=object)
+    tx = np.array([i in info_x and info_x[i][2] for i in range(X.shape[1])])
+    ty = np.array([j in info_y and info_y[j][2] for j in range(Y.shape[1])])
+    no_ties = pairs & ~tx[:, None] & ~ty[None, :]
+    S = np.zeros(pairs.shape)
+    same = (gx[:, None] == gy[None, :]).astype(bool)
+    opposite = (gx[:, None] == ry[None, :]).astype(bool)
+    S[no_ties & same] = 1.0
+    S[no_ties & opposite] = -1.0
+    tied = pairs & ~no_ties
+    # the relation is symmetric: sort by the tied member, one sort per column with ties
+    by_row = tied & tx[:, None]
+    for i in np.flatnonzero(by_row.any(axis=1)):
+        js = np.flatnonzero(by_row[i])
+        S[i, js] = _sign_with_ties(X[:, i], Y[:, js])
+    by_col = tied & ~tx[:, None]  # here Y[:, j] has ties
+    for j in np.flatnonzero(by_col.any(axis=0)):
+        is_ = np.flatnonzero(by_col[:, j])
+        S[is_, j] = _sign_with_ties(Y[:, j], X[:, is_])
+    return S
+
+
 def _rsharp_block(X: np.ndarray, Y: np.ndarray | None) -> np.ndarray:
     """r# between the columns of finite X (n, p) and Y (n, q), or of X with itself (p, p).
 
@@ -113,15 +196,16 @@ def _rsharp_block(X: np.ndarray, Y: np.ndarray | None) -> np.ndarray:
     if Y is None:
         R = np.triu(R) + np.triu(R, 1).T  # exact symmetry
         np.fill_diagonal(R, np.where(const_x, np.nan, 1.0))
-    # exact +-1 for similarly / oppositely ordered pairs (and a careful value for near-1 pairs)
+    # exact +-1 for similarly / oppositely ordered pairs (BLAS leaves ~1e-15 errors on those)
     near = np.abs(R) >= 1.0 - _REFINE_BELOW_ONE
     if Y is None:
         near &= np.triu(np.ones_like(near), 1)
-    Yraw = X if Y is None else Y
-    for i, j in zip(*np.nonzero(near)):
-        R[i, j] = _rsharp_1d(X[:, i], Yraw[:, j])
+    if near.any():
+        S = _exact_signs(X, X if Y is None else Y, near)
+        hit = S != 0
+        R[hit] = S[hit]
         if Y is None:
-            R[j, i] = R[i, j]
+            R.T[hit] = S[hit]
     return R
 
 
