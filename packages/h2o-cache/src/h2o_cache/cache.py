@@ -81,7 +81,9 @@ class H2OLayer(CacheLayerMixin):
                 "after `import h2o_cache`."
             )
         if key_states.shape[0] != self.keys.shape[0] and self.state.kept:
-            raise ValueError(f"batch size changed from {self.keys.shape[0]} to {key_states.shape[0]}")
+            raise ValueError(
+                f"batch size changed from {self.keys.shape[0]} to {key_states.shape[0]}"
+            )
         keys = torch.cat([self.keys, key_states], dim=-2)  # (B, Hkv, kept + q, D)
         values = torch.cat([self.values, value_states], dim=-2)
         self.keys, self.values = keys, values
@@ -129,13 +131,19 @@ class H2OLayer(CacheLayerMixin):
         self.state.reset()
 
     def crop(self, tokens_to_remove: int) -> None:
-        raise NotImplementedError("H2OCache cannot be cropped: evicted tokens are gone (no assisted decoding)")
+        raise NotImplementedError(
+            "H2OCache cannot be cropped: evicted tokens are gone (no assisted decoding)"
+        )
 
     def reorder_cache(self, beam_idx: torch.LongTensor) -> None:
-        raise NotImplementedError("H2OCache does not support beam search (per-row scores would need reordering)")
+        raise NotImplementedError(
+            "H2OCache does not support beam search (per-row scores would need reordering)"
+        )
 
     def batch_repeat_interleave(self, repeats: int) -> None:
-        raise NotImplementedError("H2OCache does not support expanding the batch (num_return_sequences > 1)")
+        raise NotImplementedError(
+            "H2OCache does not support expanding the batch (num_return_sequences > 1)"
+        )
 
     def batch_select_indices(self, indices: torch.Tensor) -> None:
         raise NotImplementedError("H2OCache does not support selecting batch rows")
@@ -144,12 +152,18 @@ class H2OLayer(CacheLayerMixin):
 def _model_problems(model) -> list[str]:
     """Why a model cannot run H2O through the fused 'h2o' attention (empty list = it can)."""
     problems = []
-    cfg = model.config.get_text_config(decoder=True) if hasattr(model.config, "get_text_config") else model.config
+    cfg = (
+        model.config.get_text_config(decoder=True)
+        if hasattr(model.config, "get_text_config")
+        else model.config
+    )
     if hasattr(model, "_can_set_attn_implementation") and not model._can_set_attn_implementation():
         problems.append(f"{type(model).__name__} does not use transformers' AttentionInterface")
     for attr in ("attn_logit_softcapping", "sliding_window", "attention_chunk_size"):
         if getattr(cfg, attr, None):
-            problems.append(f"config.{attr}={getattr(cfg, attr)!r} is not supported by the fused path")
+            problems.append(
+                f"config.{attr}={getattr(cfg, attr)!r} is not supported by the fused path"
+            )
     types = getattr(cfg, "layer_types", None)
     if types and any(t != "full_attention" for t in types):
         problems.append(f"layer types {sorted(set(types))} (only full attention is supported)")
@@ -184,6 +198,8 @@ class H2OCache(Cache):
         gqa_reduce: "sum" or "mean" over the query heads sharing a KV head.
         policy: "h2o", or the baselines "local" (recent window only) and "random".
         num_layers: number of layers (read from ``model.config`` when a model is given).
+        attention: "auto" (fused "h2o" attention when the model allows it, else the eager
+            fallback with a warning), "fused" (raise instead of falling back) or "eager".
         attention_backend: backend of ``attention_colsum`` ("auto", "triton", "torch", ...).
         seed: seed of the "random" policy.
     """
@@ -199,15 +215,24 @@ class H2OCache(Cache):
         gqa_reduce: str = "sum",
         policy: str = "h2o",
         num_layers: int | None = None,
+        attention: str = "auto",
         attention_backend: str = "auto",
         seed: int = 0,
     ):
+        if attention not in ("auto", "fused", "eager"):
+            raise ValueError(f"attention must be 'auto', 'fused' or 'eager', got {attention!r}")
         if isinstance(model, int) and not isinstance(model, bool):
-            raise TypeError("H2OCache(model, heavy, recent): the first argument is the model; pass budgets by name")
+            raise TypeError(
+                "H2OCache(model, heavy, recent): the first argument is the model; pass budgets by name"
+            )
         if model is not None and not hasattr(model, "config"):
-            raise TypeError(f"model must be a transformers PreTrainedModel, got {type(model).__name__}")
+            raise TypeError(
+                f"model must be a transformers PreTrainedModel, got {type(model).__name__}"
+            )
         # validate the budgets once, eagerly
-        H2OState(heavy, recent, ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, policy=policy)
+        H2OState(
+            heavy, recent, ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, policy=policy
+        )
         self._state_kwargs = dict(
             ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, policy=policy
         )
@@ -223,7 +248,7 @@ class H2OCache(Cache):
         else:
             super().__init__(layer_class_to_replicate=self._replicate)
         if model is not None:
-            self._attach(model)
+            self._attach(model, attention)
 
     def _new_layer(self, i: int) -> H2OLayer:
         st = H2OState(self.heavy, self.recent, seed=self.seed + i, **self._state_kwargs)
@@ -232,20 +257,26 @@ class H2OCache(Cache):
     def _replicate(self) -> H2OLayer:
         return self._new_layer(len(self.layers))
 
-    def _attach(self, model) -> None:
+    def _attach(self, model, attention: str) -> None:
         problems = _model_problems(model)
-        if not problems:
+        if attention != "eager" and not problems:
             if model.config._attn_implementation != ATTN_NAME:
                 model.set_attn_implementation(ATTN_NAME)
             return
-        warnings.warn(
-            "H2OCache: this model cannot use the fused 'h2o' attention ("
-            + "; ".join(problems)
-            + "). Falling back to attn_implementation='eager' (slow, materialises the attention "
-            "matrix); batch rows with padding are not masked correctly after eviction in this mode.",
-            RuntimeWarning,
-            stacklevel=3,
-        )
+        if attention == "fused":
+            raise NotImplementedError(
+                "H2OCache: the fused 'h2o' attention cannot serve this model: "
+                + "; ".join(problems)
+            )
+        if problems:
+            warnings.warn(
+                "H2OCache: this model cannot use the fused 'h2o' attention ("
+                + "; ".join(problems)
+                + "). Falling back to attn_implementation='eager' (slow, materialises the attention "
+                "matrix); batch rows with padding are not masked correctly after eviction in this mode.",
+                RuntimeWarning,
+                stacklevel=3,
+            )
         if model.config._attn_implementation != "eager":
             model.set_attn_implementation("eager")
         self.mode = "eager"
@@ -281,7 +312,7 @@ class H2OCache(Cache):
     def __del__(self):
         try:
             self.remove_hooks()
-        except Exception:  # noqa: BLE001 - interpreter shutdown
+        except Exception:
             pass
 
 
@@ -295,7 +326,9 @@ def _make_eager_hook(cache_ref):
             return None
         attn = output[1] if isinstance(output, tuple) and len(output) > 1 else None
         if attn is None:
-            raise RuntimeError("H2OCache (eager fallback): the attention module returned no attention weights")
+            raise RuntimeError(
+                "H2OCache (eager fallback): the attention module returned no attention weights"
+            )
         layer.receive_colsum(attn.float().sum(dim=2))
         return None
 
@@ -324,10 +357,14 @@ def h2o_attention_forward(
     if layer is None or layer._returned_keys is not key:
         from transformers.integrations.sdpa_attention import sdpa_attention_forward
 
-        return sdpa_attention_forward(module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs)
+        return sdpa_attention_forward(
+            module, query, key, value, attention_mask, scaling=scaling, dropout=dropout, **kwargs
+        )
     for name in ("sliding_window", "softcap", "s_aux"):
         if kwargs.get(name) is not None:
-            raise NotImplementedError(f"H2OCache: attention with {name} is not supported by the fused path")
+            raise NotImplementedError(
+                f"H2OCache: attention with {name} is not supported by the fused path"
+            )
     if module.training and dropout > 0:
         raise NotImplementedError("H2OCache is for inference: attention dropout is not supported")
     B, H, q, _ = query.shape
@@ -336,25 +373,37 @@ def h2o_attention_forward(
     old_valid = layer.old_valid()  # (B, Hkv, kept) or None
     new_valid = None
     if attention_mask is None and old_valid is None:
-        out, colsum = attention_colsum(query, key, value, causal=True, scale=scaling, backend=layer.attention_backend)
+        out, colsum = attention_colsum(
+            query, key, value, causal=True, scale=scaling, backend=layer.attention_backend
+        )
     else:
         if attention_mask is not None:
             if attention_mask.ndim != 4 or attention_mask.shape[-1] < q:
-                raise ValueError(f"H2OCache: unexpected attention mask shape {tuple(attention_mask.shape)}")
+                raise ValueError(
+                    f"H2OCache: unexpected attention mask shape {tuple(attention_mask.shape)}"
+                )
             new_part = _to_allowed(attention_mask[..., -q:]).expand(B, -1, q, q)  # (B, 1|H, q, q)
             if new_part.shape[1] != 1:
                 new_part = new_part[:, :1]
             # a new token no row may attend to (left padding) is padding
             new_valid = new_part.any(dim=2)[:, 0]  # (B, q)
         else:
-            new_part = torch.ones(q, q, dtype=torch.bool, device=query.device).tril()[None, None].expand(B, 1, q, q)
+            new_part = (
+                torch.ones(q, q, dtype=torch.bool, device=query.device)
+                .tril()[None, None]
+                .expand(B, 1, q, q)
+            )
         old = (
             torch.ones(B, Hkv, kept, dtype=torch.bool, device=query.device)
             if old_valid is None
             else old_valid.to(query.device)
         )
-        mask = torch.cat([old[:, :, None, :].expand(B, Hkv, q, kept), new_part.expand(B, Hkv, q, q)], dim=-1)
-        out, colsum = attention_colsum(query, key, value, attn_mask=mask, scale=scaling, backend=layer.attention_backend)
+        mask = torch.cat(
+            [old[:, :, None, :].expand(B, Hkv, q, kept), new_part.expand(B, Hkv, q, q)], dim=-1
+        )
+        out, colsum = attention_colsum(
+            query, key, value, attn_mask=mask, scale=scaling, backend=layer.attention_backend
+        )
     layer.receive_colsum(colsum, new_valid=new_valid)
     return out.transpose(1, 2).contiguous(), None
 

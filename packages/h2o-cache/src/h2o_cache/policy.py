@@ -111,8 +111,12 @@ class H2OState:
         if ratio is not None:
             if heavy is not None or recent is not None:
                 raise ValueError("give either heavy/recent or ratio, not both")
-            if len(ratio) != 2 or not all(isinstance(r, (int, float)) and 0 <= r <= 1 for r in ratio):
-                raise ValueError(f"ratio must be (heavy_ratio, recent_ratio) in [0, 1], got {ratio!r}")
+            if len(ratio) != 2 or not all(
+                isinstance(r, (int, float)) and 0 <= r <= 1 for r in ratio
+            ):
+                raise ValueError(
+                    f"ratio must be (heavy_ratio, recent_ratio) in [0, 1], got {ratio!r}"
+                )
             if sum(ratio) <= 0:
                 raise ValueError(f"ratio must keep something, got {ratio!r}")
             ratio = (float(ratio[0]), float(ratio[1]))
@@ -134,7 +138,9 @@ class H2OState:
     def reset(self) -> None:
         """Forget everything (budgets given as ratios are resolved again at the next update)."""
         self.scores: torch.Tensor | None = None  # (B, Hkv, m) float32 accumulated mass
-        self.counts: torch.Tensor | None = None  # (B, Hkv, m) float32 query rows that saw each token
+        self.counts: torch.Tensor | None = (
+            None  # (B, Hkv, m) float32 query rows that saw each token
+        )
         self.positions: torch.Tensor | None = None  # (B, Hkv, m) int64 absolute positions
         self.valid: torch.Tensor | None = None  # (B, Hkv, m) bool (False = padding)
         self.keep_idx: torch.Tensor | None = None  # (B, Hkv, m) indices chosen by the last update
@@ -168,7 +174,9 @@ class H2OState:
             return self.scores / self.counts.clamp_min(1.0)
         return self.scores
 
-    def update(self, attn: torch.Tensor, n_kv_heads: int, *, new_valid: torch.Tensor | None = None) -> torch.Tensor:
+    def update(
+        self, attn: torch.Tensor, n_kv_heads: int, *, new_valid: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """Accumulate one step's attention probabilities and evict down to the budget.
 
         Args:
@@ -181,7 +189,9 @@ class H2OState:
             keep_idx: (B, Hkv, m) int64 indices into the n keys, ascending; use :meth:`gather`.
         """
         if not isinstance(attn, torch.Tensor) or attn.ndim != 4:
-            raise ValueError(f"attn must be a 4-D tensor (B, H, q, n), got {getattr(attn, 'shape', type(attn))}")
+            raise ValueError(
+                f"attn must be a 4-D tensor (B, H, q, n), got {getattr(attn, 'shape', type(attn))}"
+            )
         q = attn.shape[2]
         return self.update_colsum(attn.float().sum(dim=2), n_kv_heads, q_len=q, new_valid=new_valid)
 
@@ -196,7 +206,9 @@ class H2OState:
         """Same as :meth:`update` from the column sums (B, H, n) of the probabilities over the
         q_len new rows (what ``papershelf_kernels.attention.attention_colsum`` returns)."""
         if not isinstance(colsum, torch.Tensor) or colsum.ndim != 3:
-            raise ValueError(f"colsum must be a 3-D tensor (B, H, n), got {getattr(colsum, 'shape', type(colsum))}")
+            raise ValueError(
+                f"colsum must be a 3-D tensor (B, H, n), got {getattr(colsum, 'shape', type(colsum))}"
+            )
         B, H, n = colsum.shape
         if not isinstance(n_kv_heads, int) or n_kv_heads < 1 or H % n_kv_heads:
             raise ValueError(f"n_kv_heads must divide the number of heads {H}, got {n_kv_heads!r}")
@@ -204,7 +216,9 @@ class H2OState:
             raise ValueError(f"q_len must be a positive int, got {q_len!r}")
         m = self.kept
         if n != m + q_len:
-            raise ValueError(f"attention covers {n} keys but the state holds {m} kept + {q_len} new")
+            raise ValueError(
+                f"attention covers {n} keys but the state holds {m} kept + {q_len} new"
+            )
         if self.positions is not None and self.positions.shape[0] != B:
             raise ValueError(f"batch size changed from {self.positions.shape[0]} to {B}")
         if torch.isnan(colsum).any():
@@ -216,9 +230,17 @@ class H2OState:
         if m == 0:
             self.resolve(q_len)
         # query rows that could attend each key: q for kept entries, q - t for new token t (causal)
-        rows = torch.cat([torch.full((m,), float(q_len)), torch.arange(q_len, 0, -1).float()]).to(dev)
-        new_pos = torch.arange(self.seen, self.seen + q_len, device=dev).expand(B, n_kv_heads, q_len)
-        nv = torch.ones(B, q_len, dtype=torch.bool, device=dev) if new_valid is None else new_valid.to(dev).bool()
+        rows = torch.cat([torch.full((m,), float(q_len)), torch.arange(q_len, 0, -1).float()]).to(
+            dev
+        )
+        new_pos = torch.arange(self.seen, self.seen + q_len, device=dev).expand(
+            B, n_kv_heads, q_len
+        )
+        nv = (
+            torch.ones(B, q_len, dtype=torch.bool, device=dev)
+            if new_valid is None
+            else new_valid.to(dev).bool()
+        )
         if nv.shape != (B, q_len):
             raise ValueError(f"new_valid must have shape {(B, q_len)}, got {tuple(nv.shape)}")
         nv = nv[:, None, :].expand(B, n_kv_heads, q_len)
@@ -254,7 +276,9 @@ class H2OState:
             raise RuntimeError("gather() before any update()")
         idx = self.keep_idx.to(keys.device)
         if keys.shape[:3] != values.shape[:3] or keys.shape[2] < int(idx.max()) + 1:
-            raise ValueError(f"keys {tuple(keys.shape)} / values {tuple(values.shape)} do not match the last update")
+            raise ValueError(
+                f"keys {tuple(keys.shape)} / values {tuple(values.shape)} do not match the last update"
+            )
         if idx.shape[-1] == keys.shape[2]:
             return keys, values  # nothing evicted
         ki = idx[..., None].expand(*idx.shape, keys.shape[-1])
