@@ -10,7 +10,7 @@ optimizer, is imported lazily and needs the ``bsr-dp[torch]`` extra.
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from .baselines import dpsgd_coefs, optimize_banded_toeplitz
+from .baselines import aof, dpsgd_coefs, matrix_se, optimize_banded_toeplitz
 from .functional import (
     brute_force_sensitivity,
     bsr_coefs,
@@ -35,10 +35,12 @@ except PackageNotFoundError:  # running from a source tree
 __all__ = [
     "CorrelatedNoise",
     "__version__",
+    "aof",
     "brute_force_sensitivity",
     "bsr_coefs",
     "dpsgd_coefs",
     "inverse_toeplitz_coefs",
+    "matrix_se",
     "max_se",
     "mean_se",
     "minsep_sensitivity",

@@ -15,7 +15,7 @@ from scipy import optimize, signal
 from ._validate import check_coefs, check_int, check_optional_int
 from .functional import _participations, _shifted_sum, bsr_coefs, workload_momentum
 
-__all__ = ["dpsgd_coefs", "optimize_banded_toeplitz"]
+__all__ = ["aof", "dpsgd_coefs", "matrix_se", "optimize_banded_toeplitz"]
 
 
 def dpsgd_coefs() -> np.ndarray:
@@ -151,3 +151,119 @@ def optimize_banded_toeplitz(
         options={"maxiter": maxiter, "ftol": tol, "gtol": 1e-10},
     )
     return np.concatenate([[1.0], np.cumprod(res.x)])
+
+
+def aof(n, min_sep, *, momentum=0.0, weight_decay=1.0, workload_coefs=None, maxiter=2000, tol=1e-9):
+    """Approximately optimal dense factorization (AOF) for k = n / b epochs in a fixed order.
+
+    The expensive baseline BSR replaces (Choquette-Choo et al., "Multi-Epoch Matrix Factorization
+    Mechanisms for Private Machine Learning", ICML 2023; used as AOF in the BSR paper, Sec. 5):
+    minimise ``||A C^{-1}||_F^2 = tr(A^T A X^{-1})`` over ``X = C^T C`` with ``X_jj = 1`` and
+    ``X_jl = 0`` whenever ``j != l`` and ``j = l (mod b)`` (two steps of the same example), which
+    makes ``sens(C) = sqrt(k)`` for the participation pattern {i, i + b, i + 2b, ...}. Solved by
+    L-BFGS on the free entries of X with a positive-definiteness-preserving backtracking line
+    search; O(n^3) per iteration, so it is limited to n <= 1024.
+
+    Args:
+        n: number of steps, a multiple of min_sep.
+        min_sep: b, steps per epoch.
+        momentum, weight_decay, workload_coefs: the workload, as in `optimize_banded_toeplitz`.
+        maxiter: L-BFGS iterations; tol: stop when the relative decrease falls below it.
+
+    Returns:
+        (n, n) lower-triangular C with ``C^T C = X`` (sensitivity ``sqrt(n // min_sep)``).
+    """
+    n = check_int(n, "n")
+    min_sep = check_int(min_sep, "min_sep")
+    maxiter = check_int(maxiter, "maxiter")
+    if n > 1024:
+        raise ValueError(f"n={n} is too large for the dense AOF baseline (n <= 1024)")
+    if n % min_sep:
+        raise ValueError(f"n={n} must be a multiple of min_sep={min_sep} (fixed epoch order)")
+    if workload_coefs is None:
+        a = workload_momentum(n, momentum, weight_decay)
+    else:
+        a = check_coefs(workload_coefs, "workload_coefs", first_positive=False)
+        if a.size != n:
+            raise ValueError(f"workload_coefs must have length n={n}, got {a.size}")
+    i, j = np.indices((n, n))
+    A = np.where(i >= j, a[np.clip(i - j, 0, n - 1)], 0.0)
+    G = A.T @ A  # (n, n)
+    free = (i > j) & ((i - j) % min_sep != 0)  # lower-triangular entries X may change
+    rows, cols = np.nonzero(free)
+
+    def to_x(v):
+        X = np.eye(n)
+        X[rows, cols] = v
+        X[cols, rows] = v
+        return X
+
+    def f_and_grad(v):
+        X = to_x(v)
+        try:
+            L = np.linalg.cholesky(X)
+        except np.linalg.LinAlgError:
+            return np.inf, None
+        Linv = np.linalg.inv(L)  # X^{-1} = Linv^T Linv
+        Xinv = Linv.T @ Linv
+        M = Xinv @ G @ Xinv  # -d/dX tr(G X^{-1})
+        return float(np.sum(G * Xinv)), -2.0 * M[rows, cols]  # symmetric pair -> factor 2
+
+    v = np.zeros(rows.size)
+    f, g = f_and_grad(v)
+    s_hist: list[np.ndarray] = []
+    y_hist: list[np.ndarray] = []
+    for _ in range(maxiter):
+        # L-BFGS two-loop recursion
+        q = g.copy()
+        alphas = []
+        for s, y in zip(reversed(s_hist), reversed(y_hist), strict=True):
+            rho = 1.0 / (y @ s)
+            al = rho * (s @ q)
+            q -= al * y
+            alphas.append((rho, al))
+        if y_hist:
+            q *= (s_hist[-1] @ y_hist[-1]) / (y_hist[-1] @ y_hist[-1])
+        else:
+            q /= max(np.linalg.norm(g), 1e-300)
+        for (s, y), (rho, al) in zip(zip(s_hist, y_hist, strict=True), reversed(alphas), strict=True):
+            q += s * (al - rho * (y @ q))
+        d = -q
+        if g @ d >= 0:  # not a descent direction: restart from the gradient
+            s_hist.clear()
+            y_hist.clear()
+            d = -g / max(np.linalg.norm(g), 1e-300)
+        step = 1.0
+        while True:
+            f_new, g_new = f_and_grad(v + step * d)
+            if f_new <= f + 1e-4 * step * (g @ d):
+                break
+            step *= 0.5
+            if step < 1e-12:
+                return _lower_factor(to_x(v))
+        v_new = v + step * d
+        s, y = v_new - v, g_new - g
+        if s @ y > 1e-12 * (y @ y):
+            s_hist.append(s)
+            y_hist.append(y)
+            if len(s_hist) > 20:
+                s_hist.pop(0)
+                y_hist.pop(0)
+        converged = f - f_new <= tol * abs(f)
+        v, f, g = v_new, f_new, g_new
+        if converged:
+            break
+    return _lower_factor(to_x(v))
+
+
+def _lower_factor(X):
+    """Lower-triangular C with C^T C = X (Cholesky of the reversed matrix, reversed back)."""
+    L = np.linalg.cholesky(X[::-1, ::-1])
+    return np.ascontiguousarray(L.T[::-1, ::-1])
+
+
+def matrix_se(C, A, sensitivity):
+    """(MaxSE, MeanSE) of a dense factorization ``A = B C`` with the given sensitivity of C."""
+    B = np.linalg.solve(C.T, A.T).T  # A C^{-1}
+    rows = np.sum(B * B, axis=1)
+    return float(sensitivity * np.sqrt(rows.max())), float(sensitivity * np.sqrt(rows.mean()))
