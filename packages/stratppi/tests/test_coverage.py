@@ -87,3 +87,25 @@ def test_ols_coverage_two_coefficients():
         hits += (lo <= beta) & (beta <= hi)
     slack = 3 * np.sqrt(ALPHA * (1 - ALPHA) / trials)
     assert np.all(hits / trials >= 1 - ALPHA - slack), hits / trials
+
+
+def test_logistic_coverage_two_strata():
+    trials, n, N = 200, 400, 4000
+    rng = np.random.default_rng(3)
+    beta = np.array([-0.5, 1.0])
+    # the estimand: the population logistic-regression coefficient (the model is well specified)
+    hits = np.zeros(2)
+    for _ in range(trials):
+        X = np.c_[np.ones(n), rng.normal(size=n)]
+        XU = np.c_[np.ones(N), rng.normal(size=N)]
+        s, su = (X[:, 1] > 0).astype(int), (XU[:, 1] > 0).astype(int)
+        p, pu = 1 / (1 + np.exp(-X @ beta)), 1 / (1 + np.exp(-XU @ beta))
+        Y = (rng.random(n) < p).astype(float)
+        noise = np.array([0.05, 0.4])  # autorater accurate in stratum 0, noisy in stratum 1
+        F = np.clip(0.8 * Y + 0.2 * p + noise[s] * rng.normal(size=n), 0, 1)
+        YU = (rng.random(N) < pu).astype(float)
+        FU = np.clip(0.8 * YU + 0.2 * pu + noise[su] * rng.normal(size=N), 0, 1)
+        lo, hi = sp.stratppi_logistic_ci(X, Y, F, XU, FU, s, su, alpha=ALPHA)
+        hits += (lo <= beta) & (beta <= hi)
+    slack = 3 * np.sqrt(ALPHA * (1 - ALPHA) / trials)
+    assert np.all(hits / trials >= 1 - ALPHA - slack), hits / trials
