@@ -96,7 +96,8 @@ def _orderings(A: np.ndarray, cols: np.ndarray, registry: dict) -> dict[int, tup
         for gid, rep in registry.setdefault(key, []):
             if np.array_equal(rep, order):
                 return gid
-        gid = -1 - len(registry) * 1000 - len(registry[key])  # unique, never a column index
+        gid = len(registry["ids"])  # a new ordering
+        registry["ids"].append(gid)
         registry[key].append((gid, order))
         return gid
 
@@ -133,23 +134,23 @@ def _exact_signs(X: np.ndarray, Y: np.ndarray, pairs: np.ndarray) -> np.ndarray:
     oppositely ordered, else 0. Columns without ties are compared through their sorting
     permutations (one sort per column, no per-pair work); pairs involving ties are checked
     directly, vectorised over the partner columns."""
-    registry: dict = {}
+    registry: dict = {"ids": []}
     rows, cols = np.flatnonzero(pairs.any(axis=1)), np.flatnonzero(pairs.any(axis=0))
-    info_x = _orderings(X, rows, registry)
-    info_y = info_x if Y is X and set(cols) <= set(rows) else _orderings(Y, cols, registry)
-    if Y is X:
-        for c in cols:
-            if c not in info_y:
-                info_y[c] = _orderings(X, np.array([c]), registry)[c]
-    gx = np.array([info_x[i][0] if i in info_x else 0 for i in range(X.shape[1])], dtype=object)
-    gy = np.array([info_y[j][0] if j in info_y else 1 for j in range(Y.shape[1])], dtype=object)
-    ry = np.array([info_y[j][1] if j in info_y else 1 for j in range(Y.shape[1])], dtype=object)
-    tx = np.array([i in info_x and info_x[i][2] for i in range(X.shape[1])])
-    ty = np.array([j in info_y and info_y[j][2] for j in range(Y.shape[1])])
+    if Y is X:  # one set of columns
+        info_x = info_y = _orderings(X, np.union1d(rows, cols), registry)
+    else:
+        info_x, info_y = _orderings(X, rows, registry), _orderings(Y, cols, registry)
+    p, q = pairs.shape
+    # ordering ids (-1 / -2: placeholders for columns in no flagged pair, or with ties)
+    gx = np.array([info_x[i][0] if i in info_x and not info_x[i][2] else -1 for i in range(p)])
+    gy = np.array([info_y[j][0] if j in info_y and not info_y[j][2] else -2 for j in range(q)])
+    ry = np.array([info_y[j][1] if j in info_y and not info_y[j][2] else -2 for j in range(q)])
+    tx = np.array([i in info_x and info_x[i][2] for i in range(p)])
+    ty = np.array([j in info_y and info_y[j][2] for j in range(q)])
     no_ties = pairs & ~tx[:, None] & ~ty[None, :]
     S = np.zeros(pairs.shape)
-    same = (gx[:, None] == gy[None, :]).astype(bool)
-    opposite = (gx[:, None] == ry[None, :]).astype(bool)
+    same = gx[:, None] == gy[None, :]  # identical sorting permutations: similarly ordered
+    opposite = gx[:, None] == ry[None, :]  # reversed permutations: oppositely ordered
     S[no_ties & same] = 1.0
     S[no_ties & opposite] = -1.0
     tied = pairs & ~no_ties
