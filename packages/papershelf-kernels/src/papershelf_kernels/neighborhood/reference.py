@@ -1,0 +1,201 @@
+"""Neighborhood attention in plain PyTorch: the readable ground truth for the fused kernels.
+
+Faster Neighborhood Attention (Hassani, Hwu, Shi; NeurIPS 2024) - https://arxiv.org/abs/2403.04690
+with stride from Generalized Neighborhood Attention (arXiv 2504.16922), semantics of NATTEN 0.21.
+
+Layout is heads-last: query [B, X1..Xn, H, D], key [B, X1..Xn, Hkv, D], value [B, X1..Xn, Hkv, Dv]
+(n in 1..3, H % Hkv == 0). The window rule, per axis of length L with kernel k, stride s,
+dilation d (NATTEN's, Sec. 3 of the paper and the GNA paper):
+
+* query i belongs to dilation group g = i mod d, with in-group index i' = i div d; the group has
+  L_g = ceil((L - g) / d) members and key j is only visible when j mod d == g;
+* non-causal: leader = min(s*floor(i'/s) + floor(s/2), L_g - 1),
+  start = clamp(leader - floor(k/2), 0, L_g - k), end = start + k (shifted, never truncated);
+* causal: leader = min(s*floor(i'/s) + s - 1, L_g - 1), start = max(leader - k + 1, 0),
+  end = i' + 1;
+* in n-D a key is visible when the rule holds on every axis.
+
+``na_reference`` gathers each query's neighbours (query-chunked: memory O(chunk * prod(k)), never
+O(N^2)) and differentiates through torch autograd.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import torch
+
+__all__ = ["axis_windows", "na_reference", "neighbor_indices"]
+
+# Elements of the gathered key tensor allowed per query chunk (fp32: 4 bytes each).
+_CHUNK_ELEMS = 1 << 23
+
+
+def axis_windows(
+    length: int,
+    kernel_size: int,
+    stride: int = 1,
+    dilation: int = 1,
+    is_causal: bool = False,
+    device: torch.device | str | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-query window on one axis, in dilation-group coordinates.
+
+    Args:
+        length: L, tokens on the axis.
+        kernel_size, stride, dilation, is_causal: the axis' parameters.
+        device: where to build the result.
+
+    Returns:
+        ``(start, end)``, two int64 tensors of shape [L]. Query ``i`` attends key ``j`` iff
+        ``j % dilation == i % dilation`` and ``start[i] <= j // dilation < end[i]``.
+
+    >>> s, e = axis_windows(7, 3)
+    >>> s.tolist(), e.tolist()
+    ([0, 0, 1, 2, 3, 4, 4], [3, 3, 4, 5, 6, 7, 7])
+    """
+    k, s, d = kernel_size, stride, dilation
+    i = torch.arange(length, device=device)
+    g = i % d
+    ii = i // d
+    lg = (length - g + d - 1) // d  # L_g, members of the query's dilation group
+    if is_causal:
+        leader = torch.minimum(s * (ii // s) + s - 1, lg - 1)
+        start = (leader - k + 1).clamp_min(0)
+        end = ii + 1
+    else:
+        leader = torch.minimum(s * (ii // s) + s // 2, lg - 1)
+        start = torch.minimum((leader - k // 2).clamp_min(0), lg - k)
+        end = start + k
+    return start, end
+
+
+def neighbor_indices(
+    shape: Sequence[int],
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    is_causal: Sequence[bool],
+    queries: torch.Tensor | None = None,
+    device: torch.device | str | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Flat key indices of each query's neighbourhood.
+
+    Args:
+        shape: token layout (X1..Xn).
+        kernel_size, stride, dilation, is_causal: per-axis n-tuples.
+        queries: optional int64 [C] flat query indices (default: all N queries).
+        device: where to build the result.
+
+    Returns:
+        ``(index, valid)``: int64 [C, prod(k)] flat key indices (always in range) and bool
+        [C, prod(k)] telling which slots are real neighbours (all True for non-causal queries).
+    """
+    n = len(shape)
+    N = math.prod(shape)
+    if queries is None:
+        queries = torch.arange(N, device=device)
+    # flat query index -> per-axis coordinates (row-major)
+    coords = []
+    rem = queries
+    for a in reversed(range(n)):
+        coords.append(rem % shape[a])
+        rem = rem // shape[a]
+    coords = coords[::-1]
+    C = queries.numel()
+    index = torch.zeros(C, *([1] * n), dtype=torch.long, device=queries.device)
+    valid = torch.ones(C, *([1] * n), dtype=torch.bool, device=queries.device)
+    row_stride = 1
+    for a in reversed(range(n)):
+        L, k, d = shape[a], kernel_size[a], dilation[a]
+        start, end = axis_windows(L, k, stride[a], d, is_causal[a], device=queries.device)
+        c = coords[a]
+        t = torch.arange(k, device=queries.device)
+        jj = start[c][:, None] + t  # [C, k] in-group key index
+        ok = jj < end[c][:, None]
+        j = (c % d)[:, None] + d * jj  # global key coordinate; jj < L_g so j < L
+        view = [C] + [1] * n
+        view[1 + a] = k
+        index = index + (j * row_stride).view(view)
+        valid = valid & ok.view(view)
+        row_stride *= L
+    return index.reshape(C, -1), valid.reshape(C, -1)
+
+
+def _check_layout(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> int:
+    n = query.dim() - 3
+    if n not in (1, 2, 3) or key.dim() != query.dim() or value.dim() != query.dim():
+        raise ValueError(
+            f"query/key/value must be rank 4, 5 or 6 (heads-last [B, X.., H, D]) and equal, got "
+            f"{query.dim()}, {key.dim()}, {value.dim()}"
+        )
+    if key.shape[:-2] != query.shape[:-2] or value.shape[:-2] != query.shape[:-2]:
+        raise ValueError(
+            f"query, key and value must share [B, X..], got {tuple(query.shape)}, "
+            f"{tuple(key.shape)}, {tuple(value.shape)}"
+        )
+    if key.shape[-1] != query.shape[-1]:
+        raise ValueError(f"query and key head dims differ: {query.shape[-1]} vs {key.shape[-1]}")
+    if key.shape[-2] != value.shape[-2] or query.shape[-2] % key.shape[-2]:
+        raise ValueError(
+            f"key/value heads must be equal and divide query heads, got H={query.shape[-2]}, "
+            f"Hk={key.shape[-2]}, Hv={value.shape[-2]}"
+        )
+    return n
+
+
+def na_reference(
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    kernel_size: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    is_causal: Sequence[bool],
+    scale: float | None = None,
+    *,
+    chunk_size: int | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Neighborhood attention by gathering neighbours, query chunk by query chunk.
+
+    Args:
+        query: [B, X1..Xn, H, D].
+        key: [B, X1..Xn, Hkv, D].
+        value: [B, X1..Xn, Hkv, Dv].
+        kernel_size, stride, dilation, is_causal: per-axis n-tuples (already validated).
+        scale: score scale, default D**-0.5.
+        chunk_size: queries per chunk (default: sized to keep the gather near 32 MB).
+
+    Returns:
+        ``(out, lse)``: out [B, X1..Xn, H, Dv] in the input dtype and the natural-log
+        logsumexp [B, X1..Xn, H] (fp32, or fp64 for fp64 inputs).
+    """
+    _check_layout(query, key, value)
+    B, *shape, H, D = query.shape
+    Hkv, Dv = key.shape[-2], value.shape[-1]
+    G = H // Hkv
+    N = math.prod(shape)
+    K = math.prod(kernel_size)
+    scale = D**-0.5 if scale is None else scale
+    cdt = torch.float64 if query.dtype == torch.float64 else torch.float32
+    qf = query.reshape(B, N, Hkv, G, D).to(cdt)
+    kf = key.reshape(B, N, Hkv, D).to(cdt)
+    vf = value.reshape(B, N, Hkv, Dv).to(cdt)
+    if chunk_size is None:
+        chunk_size = max(1, _CHUNK_ELEMS // max(1, B * K * Hkv * max(D, Dv)))
+    outs, lses = [], []
+    for c0 in range(0, N, chunk_size):
+        qs = torch.arange(c0, min(N, c0 + chunk_size), device=query.device)
+        idx, valid = neighbor_indices(shape, kernel_size, stride, dilation, is_causal, queries=qs)
+        kn = kf[:, idx]  # [B, C, K, Hkv, D]
+        vn = vf[:, idx]  # [B, C, K, Hkv, Dv]
+        s = torch.einsum("bchgd,bckhd->bchgk", qf[:, qs], kn) * scale  # [B, C, Hkv, G, K]
+        s = s.masked_fill(~valid[None, :, None, None, :], float("-inf"))
+        lse = torch.logsumexp(s, dim=-1)  # [B, C, Hkv, G]
+        p = torch.exp(s - lse[..., None])
+        outs.append(torch.einsum("bchgk,bckhe->bchge", p, vn))
+        lses.append(lse)
+    out = torch.cat(outs, dim=1).reshape(B, *shape, H, Dv).to(query.dtype)
+    lse = torch.cat(lses, dim=1).reshape(B, *shape, H)
+    return out, lse

@@ -1,0 +1,58 @@
+"""neighborhood: the reference and tiled paths against a brute-force NATTEN-mask oracle."""
+
+import random
+
+import pytest
+import torch
+from _na_oracle import assert_close, masked_attention, oracle_mask, random_problem
+
+from papershelf_kernels.neighborhood import na_forward, neighbor_indices, normalize_args
+
+MAXLEN = {1: 20, 2: 8, 3: 5}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_reference_and_tiled_match_oracle(seed):
+    rng = random.Random(100 + seed)
+    n = 1 + seed % 3
+    shape, ks, st, di, ca = random_problem(rng, n, MAXLEN[n])
+    mask = oracle_mask(shape, ks, st, di, ca)
+    g = torch.Generator().manual_seed(seed)
+    Hkv = rng.choice([1, 2])
+    q = torch.randn(2, *shape, 2, 8, generator=g, dtype=torch.float64)
+    k = torch.randn(2, *shape, Hkv, 8, generator=g, dtype=torch.float64)
+    v = torch.randn(2, *shape, Hkv, 6, generator=g, dtype=torch.float64)
+    want, want_lse = masked_attention(q, k, v, mask)
+    for backend in ("reference", "tiled"):
+        out, lse = na_forward(q, k, v, ks, st, di, ca, backend=backend)
+        assert_close(out, want, 1e-12, msg=backend)
+        assert_close(lse, want_lse, 1e-12, msg=backend)
+    tile = tuple(rng.randint(1, 4) for _ in range(n))
+    out, _ = na_forward(q, k, v, ks, st, di, ca, backend="tiled", q_tile_shape=tile, need_lse=False)
+    assert_close(out, want, 1e-12, msg=f"tiled {tile}")
+
+
+def test_neighbor_indices_are_the_window():
+    idx, valid = neighbor_indices((7,), (3,), (1,), (1,), (False,))
+    assert idx[0].tolist() == [0, 1, 2] and idx[6].tolist() == [4, 5, 6] and bool(valid.all())
+    idx, valid = neighbor_indices((6,), (3,), (1,), (1,), (True,))
+    assert idx[1][valid[1]].tolist() == [0, 1]
+
+
+def test_normalize_args_errors():
+    with pytest.raises(ValueError, match="kernel_size"):
+        normalize_args((8,), 1)
+    with pytest.raises(ValueError, match="stride"):
+        normalize_args((8,), 3, stride=4)
+    with pytest.raises(ValueError, match="dilation"):
+        normalize_args((8,), 3, dilation=3)
+    with pytest.raises(ValueError, match="is_causal"):
+        normalize_args((8, 8), 3, is_causal=(True,))
+
+
+def test_auto_never_picks_the_interpreter_and_explains():
+    q = torch.randn(1, 8, 1, 4)
+    out, _ = na_forward(q, q, q, 3)  # auto on CPU: tiled
+    assert out.shape == q.shape
+    with pytest.raises(ValueError, match="unknown backend"):
+        na_forward(q, q, q, 3, backend="nope")
