@@ -35,7 +35,7 @@ from dp_robust import (  # noqa: E402
     neutral_closed_form,
     neutral_mean_closed_form,
 )
-from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.linear_model import LogisticRegression, RidgeCV  # noqa: E402
 
 PACKAGE = "dp-robust"
 PAPER = (
@@ -69,7 +69,18 @@ def sparse_linear(
     """Paper's high-dimensional sparse linear regression: test RMSE per method over n_sims datasets."""
     rng = np.random.default_rng(seed)
     coef = np.r_[np.ones(5), np.zeros(d - 5)]
-    out = {k: [] for k in ("ols", "neutral", "averse_sgd", "averse_exact", "neutral_sgd")}
+    out = {
+        k: []
+        for k in (
+            "ols",
+            "neutral",
+            "averse_sgd",
+            "averse_exact",
+            "neutral_sgd",
+            "averse_beta1",
+            "ridge_cv",
+        )
+    }
     for _ in range(n_sims):
         X = _equicorrelated(rng, n + n_test, d)
         y = X @ coef + 0.5 * rng.standard_normal(n + n_test)
@@ -81,6 +92,10 @@ def sparse_linear(
         out["ols"].append(rmse(np.linalg.lstsq(Xtr, ytr, rcond=None)[0]))
         alpha = a / n  # authors' scripts: DP concentration a / n, ridge penalty a / n
         out["neutral"].append(rmse(neutral_closed_form(Xtr, ytr, alpha=alpha)))
+        cv = RidgeCV(alphas=np.logspace(-2, 3, 21), fit_intercept=False).fit(
+            Xtr, ytr
+        )  # tuned neutral
+        out["ridge_cv"].append(rmse(cv.coef_))
         kw = dict(alpha=alpha, base_sampler=gaussian_prior(d), M=M, T=T, random_state=rng)
         risk = SmoothAmbiguityRisk("squared", beta=PAPER_BETA, **kw).draw(
             np.column_stack([ytr, Xtr])
@@ -89,6 +104,8 @@ def sparse_linear(
             rmse(risk.minimize(solver="sgd", step0=0.05, n_steps=sgd_steps, rng=rng))
         )
         out["averse_exact"].append(rmse(risk.minimize()))
+        risk.beta = 1.0  # genuinely averse: beta of the order of the per-draw risks
+        out["averse_beta1"].append(rmse(risk.minimize()))
         risk.phi = "identity"  # same draws, same SGD, ambiguity-neutral criterion
         out["neutral_sgd"].append(
             rmse(risk.minimize(solver="sgd", step0=0.05, n_steps=sgd_steps, rng=rng))
@@ -266,6 +283,24 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
             measured=f"{_ms(r['neutral_sgd'])}",
             holds=None,
             note="if close to the averse-SGD row, the gain comes from early-stopped SGD from 0, not from aversion",
+        )
+    )
+    rows.append(
+        dict(
+            claim="Fig2 linreg: strongly averse (beta=1 in loss units), exact, < neutral",
+            paper="(paper's beta is 1000 here)",
+            measured=f"{_ms(r['averse_beta1'])} vs {_ms(r['neutral'])}",
+            holds=_better(r["averse_beta1"], r["neutral"]),
+            note="same draws; aversion at a beta that matters, minimised exactly",
+        )
+    )
+    rows.append(
+        dict(
+            claim="diagnostic: neutral with a tuned penalty (RidgeCV, 21 alphas)",
+            paper="(not in paper)",
+            measured=f"{_ms(r['ridge_cv'])}",
+            holds=None,
+            note="the paper's neutral baseline uses penalty a/n = 0.02, far below the CV choice",
         )
     )
     rows.append(
