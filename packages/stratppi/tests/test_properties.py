@@ -156,3 +156,22 @@ def test_tuned_lam_and_sigma_converge_to_oracle():
     np.testing.assert_allclose(lam, np.clip(cov / vf / 1.2, 0, 1), atol=0.02)
     sig = sp.stratum_sigma(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled, lam=lam)
     np.testing.assert_allclose(sig, sp.oracle_sigma(lam=lam), atol=0.015)
+
+
+def test_invariant_to_row_order_and_label_names(d):
+    args = (d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
+    base = sp.stratppi_mean_ci(*args)
+    rng = np.random.default_rng(0)
+    i, j = rng.permutation(len(d.Y)), rng.permutation(len(d.Yhat_unlabeled))
+    perm = sp.stratppi_mean_ci(
+        d.Y[i], d.Yhat[i], d.Yhat_unlabeled[j], d.strata[i], d.strata_unlabeled[j]
+    )
+    np.testing.assert_allclose(perm, base, rtol=1e-10)
+    relab = sp.stratppi_mean_ci(
+        d.Y, d.Yhat, d.Yhat_unlabeled, 10 * d.strata + 7, 10 * d.strata_unlabeled + 7
+    )
+    np.testing.assert_allclose(relab, base, rtol=1e-12)
+    neg = sp.stratppi_mean_ci(
+        d.Y, d.Yhat, d.Yhat_unlabeled, -d.strata, -d.strata_unlabeled
+    )  # slow path
+    np.testing.assert_allclose(neg, base, rtol=1e-12)
