@@ -110,3 +110,21 @@ def test_template_has_no_unfilled_placeholders(root):
 def test_repository_packages_are_discovered():
     names = [p.name for p in discover(TOOLS.parent)]
     assert names == sorted(names) and len(names) == len(set(names))
+
+
+def test_module_never_imported_eagerly_may_use_an_extra(root):
+    dest = _scaffold(root, "my-method")
+    pp = dest / "pyproject.toml"
+    pp.write_text(
+        pp.read_text().replace(
+            "[dependency-groups]",
+            '[project.optional-dependencies]\ntorch = ["torch>=2.4"]\n\n[dependency-groups]',
+        )
+    )
+    (dest / "src" / "my_method" / "torch_optim.py").write_text("import torch\n")
+    (pkg,) = discover(root)
+    assert check_packages.check(pkg, None) == []
+    init = dest / "src" / "my_method" / "__init__.py"
+    init.write_text(init.read_text() + "\nfrom .torch_optim import torch as _t\n")
+    (pkg,) = discover(root)
+    assert any("'torch'" in e for e in check_packages.check(pkg, None))
