@@ -67,6 +67,8 @@ def test_guarded_import_may_come_from_an_extra(root):
     (pkg,) = discover(root)
     assert check_packages.check(pkg, None) == []
     (dest / "src" / "my_method" / "top.py").write_text("import torch\n")
+    init = dest / "src" / "my_method" / "__init__.py"
+    init.write_text(init.read_text() + "\nfrom . import top\n")
     (pkg,) = discover(root)
     assert any("'torch'" in e for e in check_packages.check(pkg, None))
 
