@@ -40,8 +40,7 @@ def attention_colsum_torch(
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     # matmuls in the input dtype on GPUs (tensor cores, fp32 accumulation), in float32 on CPU
     mm = q.dtype if q.is_cuda else acc
-    qg = q.reshape(B, Hkv, G * Lq, D).to(mm)  # (B, Hkv, G*Lq, D): the group's query heads as rows
-    qg = qg.view(B, Hkv, G, Lq, D)
+    qg = q.to(mm).view(B, Hkv, G, Lq, D)  # the group's query heads, stacked against their KV head
     kt = k.to(mm).transpose(-1, -2)  # (B, Hkv, D, Lk)
     vv = v.to(mm)
     mask = None if attn_mask is None else _group_mask(attn_mask, Hkv, G)
@@ -51,8 +50,10 @@ def attention_colsum_torch(
     masked = causal or attn_mask is not None
     for r0 in range(0, Lq, rows):
         r1 = min(Lq, r0 + rows)
-        # (B, Hkv, G, r, Lk) scores of this chunk of query rows
-        s = torch.matmul(qg[:, :, :, r0:r1], kt[:, :, None]).to(acc) * scale
+        r = r1 - r0
+        # plain 4-D matmul: (B, Hkv, G*r, D) @ (B, Hkv, D, Lk) -> (B, Hkv, G, r, Lk) scores
+        qc = qg[:, :, :, r0:r1].reshape(B, Hkv, G * r, D)
+        s = torch.matmul(qc, kt).view(B, Hkv, G, r, Lk).to(acc) * scale
         if mask is not None:
             mc = mask if mask.shape[3] == 1 else mask[:, :, :, r0:r1]
             if mc.dtype == torch.bool:
@@ -67,5 +68,6 @@ def attention_colsum_torch(
         if masked:
             p = torch.nan_to_num_(p, nan=0.0)  # rows with no allowed key
         colsum += p.sum(dim=3)
-        out[:, :, :, r0:r1] = torch.matmul(p.to(mm), vv[:, :, None]).to(q.dtype)
+        o = torch.matmul(p.to(mm).view(B, Hkv, G * r, Lk), vv)  # (B, Hkv, G*r, Dv)
+        out[:, :, :, r0:r1] = o.view(B, Hkv, G, r, Dv).to(q.dtype)
     return out.reshape(B, H, Lq, Dv), colsum.reshape(B, H, Lk).to(torch.float32)
