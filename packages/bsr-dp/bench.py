@@ -23,15 +23,20 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import scipy.linalg  # noqa: E402
+from bsr_dp import (  # noqa: E402
+    bsr_coefs,
+    optimize_banded_toeplitz,
+    sqrt_toeplitz_coefs,
+    toeplitz_matrix,
+    workload_momentum,
+)
 
-from bsr_dp import bsr_coefs, optimize_banded_toeplitz, sqrt_toeplitz_coefs, toeplitz_matrix, workload_momentum  # noqa: E402
 
-
-def _ms(fn, repeat=3):
+def _ms(fn, *args, repeat=3, **kwargs):
     best = np.inf
     for _ in range(repeat):
         t = time.perf_counter()
-        fn()
+        fn(*args, **kwargs)
         best = min(best, time.perf_counter() - t)
     return best * 1e3
 
@@ -50,13 +55,13 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for n in sizes:
         b = max(n // 10, 1)
-        t_ours = _ms(lambda: bsr_coefs(n, b, beta, alpha), repeat=5)  # noqa: B023
-        t_full = _ms(lambda: bsr_coefs(n, n, beta, alpha), repeat=5)  # noqa: B023
+        t_ours = _ms(bsr_coefs, n, b, beta, alpha, repeat=5)
+        t_full = _ms(bsr_coefs, n, n, beta, alpha, repeat=5)
         a = workload_momentum(n, beta, alpha)
-        t_rec = _ms(lambda: sqrt_toeplitz_coefs(a), repeat=1) if n <= 10000 else None  # noqa: B023
-        t_sqrtm = _ms(lambda: scipy.linalg.sqrtm(toeplitz_matrix(a)), repeat=1) if n <= 1000 else None  # noqa: B023
+        t_rec = _ms(sqrt_toeplitz_coefs, a, repeat=1) if n <= 10000 else None
+        t_sqrtm = _ms(scipy.linalg.sqrtm, toeplitz_matrix(a), repeat=1) if n <= 1000 else None
         t_opt = (
-            _ms(lambda: optimize_banded_toeplitz(n, b, b, momentum=beta, weight_decay=alpha), repeat=1)  # noqa: B023
+            _ms(optimize_banded_toeplitz, n, b, b, momentum=beta, weight_decay=alpha, repeat=1)
             if n <= 10000
             else None
         )

@@ -29,7 +29,6 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
-
 from bsr_dp import (  # noqa: E402
     aof,
     bsr_coefs,
@@ -46,11 +45,11 @@ PACKAGE = "bsr-dp"
 PAPER = "Banded Square Root Matrix Factorization for Differentially Private Model Training (NeurIPS 2024)"
 
 
-def _timed(fn, repeat=1):
+def _timed(fn, *args, repeat=1, **kwargs):
     best = np.inf
     for _ in range(repeat):
         t = time.perf_counter()
-        out = fn()
+        out = fn(*args, **kwargs)
         best = min(best, time.perf_counter() - t)
     return out, best
 
@@ -64,8 +63,10 @@ def banded_table(full: bool, tiny: bool = False) -> list[dict]:
             b = n // 10
             for p in sorted({min(b, 100), b}):
                 a = workload_momentum(n, beta, alpha)
-                bsr, t_bsr = _timed(lambda: bsr_coefs(n, p, beta, alpha), repeat=5)  # noqa: B023
-                opt, t_opt = _timed(lambda: optimize_banded_toeplitz(n, p, b, "mean", momentum=beta, weight_decay=alpha))  # noqa: B023
+                bsr, t_bsr = _timed(bsr_coefs, n, p, beta, alpha, repeat=5)
+                opt, t_opt = _timed(
+                    optimize_banded_toeplitz, n, p, b, "mean", momentum=beta, weight_decay=alpha
+                )
                 rows.append(
                     {
                         "beta": beta,
@@ -88,14 +89,16 @@ def banded_table(full: bool, tiny: bool = False) -> list[dict]:
 
 def aof_table(full: bool, tiny: bool = False) -> list[dict]:
     """BSR (p = b) vs the dense AOF (fixed epoch order, k = 4 epochs)."""
-    configs = [(32, 8, 0.9), (32, 8, 0.0)] if tiny else [(64, 16, 0.9), (128, 32, 0.9), (128, 32, 0.0)]
+    configs = (
+        [(32, 8, 0.9), (32, 8, 0.0)] if tiny else [(64, 16, 0.9), (128, 32, 0.9), (128, 32, 0.0)]
+    )
     configs += [(256, 64, 0.9)] if full else []
     rows = []
     for n, b, beta in configs:
         a = workload_momentum(n, beta)
-        C, t_aof = _timed(lambda: aof(n, b, momentum=beta, maxiter=3000 if full else 1000))  # noqa: B023
+        C, t_aof = _timed(aof, n, b, momentum=beta, maxiter=3000 if full else 1000)
         aof_max, aof_mean = matrix_se(C, toeplitz_matrix(a), np.sqrt(n // b))
-        bsr, t_bsr = _timed(lambda: bsr_coefs(n, b, beta), repeat=5)  # noqa: B023
+        bsr, t_bsr = _timed(bsr_coefs, n, b, beta, repeat=5)
         rows.append(
             {
                 "n": n,
@@ -144,7 +147,7 @@ def claims(full: bool, tiny: bool = False) -> list[dict]:
     speed_opt = min(r["t_opt"] / r["t_bsr"] for r in banded)
     speed_aof = min(r["t_aof"] / r["t_bsr"] for r in dense)
     n_big = 1000 if tiny else 100_000
-    _, t_big = _timed(lambda: bsr_coefs(n_big, n_big, 0.9, 0.9999), repeat=3)
+    _, t_big = _timed(bsr_coefs, n_big, n_big, 0.9, 0.9999, repeat=3)
     sizes = sorted({r["n"] for r in banded})
     return [
         {

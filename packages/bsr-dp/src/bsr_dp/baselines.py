@@ -226,7 +226,9 @@ def aof(n, min_sep, *, momentum=0.0, weight_decay=1.0, workload_coefs=None, maxi
             q *= (s_hist[-1] @ y_hist[-1]) / (y_hist[-1] @ y_hist[-1])
         else:
             q /= max(np.linalg.norm(g), 1e-300)
-        for (s, y), (rho, al) in zip(zip(s_hist, y_hist, strict=True), reversed(alphas), strict=True):
+        for (s, y), (rho, al) in zip(
+            zip(s_hist, y_hist, strict=True), reversed(alphas), strict=True
+        ):
             q += s * (al - rho * (y @ q))
         d = -q
         if g @ d >= 0:  # not a descent direction: restart from the gradient

@@ -133,12 +133,13 @@ class DPMFSGD(torch.optim.Optimizer):
                 )
         norms = torch.sqrt(sum(g.reshape(bsz, -1).pow(2).sum(1) for g in per_sample_grads))  # (B,)
         scale = (self.max_grad_norm / (norms + 1e-12)).clamp(max=1.0)  # (B,)
+        grad_of = {id(p): g for p, g in zip(params, per_sample_grads, strict=True)}
         for group in self.param_groups:
             lr = group["lr"]
             for p in group["params"]:
                 if not p.requires_grad:
                     continue
-                g = per_sample_grads[params.index(p)]
+                g = grad_of[id(p)]
                 clipped_sum = torch.tensordot(scale.to(g.dtype), g, dims=1)  # (*p.shape)
                 noisy = (clipped_sum + self._correlated_noise(p)) / self.batch_size
                 state = self.state[p]
