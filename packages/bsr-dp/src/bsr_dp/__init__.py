@@ -54,7 +54,11 @@ __all__ = [
 
 def __getattr__(name: str):
     if name == "DPMFSGD":  # torch is an optional extra: import it only when asked for
-        from .torch_optim import DPMFSGD
-
+        try:
+            from .torch_optim import DPMFSGD
+        except ModuleNotFoundError as err:
+            if err.name != "torch":
+                raise
+            raise ImportError("DPMFSGD needs PyTorch: pip install 'bsr-dp[torch]'") from err
         return DPMFSGD
     raise AttributeError(f"module 'bsr_dp' has no attribute {name!r}")
