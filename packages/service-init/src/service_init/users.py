@@ -1,0 +1,352 @@
+"""User populations: personal losses over service parameters.
+
+Initializing Services in Interactive ML Systems for Diverse Users (Bose et al., NeurIPS 2024)
+- https://arxiv.org/abs/2312.11846. Sec. 2 (setting: N users with weights pi_i, each with a personal
+loss l_i(theta); user i picks the service minimising l_i) and Sec. 3 (the loss classes covered by the
+guarantee: losses that grow quadratically around the personal optimum, e.g. linear regression).
+
+Every population exposes the same small interface, which is all the seeding algorithms and the
+learning dynamics use:
+
+- ``n_users``, ``dim``, ``weights`` ((N,) summing to one),
+- ``losses(centers) -> (N, k)``: l_i(theta_j) for every user and service (chunked, vectorised),
+- ``loss_to(center) -> (N,)``: one column of the above (what AcQUIre observes after deploying one
+  more service),
+- ``query(i) -> (d,)``: the personal optimum theta_i^* (the one "data collection" the learner pays for),
+- ``optimal_losses -> (N,)``: l_i(theta_i^*) (needed only for the excess-loss variant),
+- ``fit(assignment, k, previous)``: the services' best response to a user partition (alternating
+  minimisation), ``fit_weighted(resp, previous)`` for soft (multiplicative-weights) assignments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ._validation import as_float_array, check_weights
+
+__all__ = ["QuadraticUsers", "RegressionUsers", "CallableUsers"]
+
+# Max number of float64 entries materialised at once by the chunked loss computations (~32 MB).
+_CHUNK_ENTRIES = 4_000_000
+
+
+class QuadraticUsers:
+    """Users with quadratic personal losses around a personal optimum.
+
+    ``l_i(theta) = offsets[i] + (theta - optima[i])^T A_i (theta - optima[i])`` where ``A_i`` is
+    the identity (``metrics=None``: squared Euclidean distance, the k-means case), a diagonal
+    (``metrics`` of shape (N, d)) or a full PSD matrix (``metrics`` of shape (N, d, d): Mahalanobis
+    users; linear-regression users are exactly of this form, see :class:`RegressionUsers`).
+
+    Args:
+        optima: (N, d) personal optima theta_i^*.
+        metrics: None, (N, d) non-negative diagonals, or (N, d, d) symmetric PSD matrices A_i.
+        offsets: (N,) non-negative irreducible losses l_i(theta_i^*); zeros if None.
+        weights: (N,) non-negative user weights pi_i (normalised to sum to one); uniform if None.
+
+    >>> users = QuadraticUsers(np.array([[0.0, 0.0], [3.0, 4.0]]))
+    >>> users.losses(np.array([[0.0, 0.0]]))[:, 0]
+    array([ 0., 25.])
+    """
+
+    def __init__(self, optima, metrics=None, offsets=None, weights=None):
+        optima = as_float_array(optima, "optima", ndim=2)
+        n, d = optima.shape
+        if n == 0 or d == 0:
+            raise ValueError(f"optima must be a non-empty (N, d) array, got shape {optima.shape}")
+        self.optima = optima  # (N, d)
+        if metrics is None:
+            self.metrics = None
+            self._kind = "identity"
+        else:
+            metrics = as_float_array(metrics, "metrics")
+            if metrics.shape == (n, d):
+                if np.any(metrics < 0):
+                    raise ValueError("metrics (diagonal form) must be non-negative")
+                self._kind = "diag"
+            elif metrics.shape == (n, d, d):
+                if not np.allclose(metrics, np.swapaxes(metrics, 1, 2), rtol=1e-8, atol=1e-10):
+                    raise ValueError("metrics must be symmetric matrices A_i = A_i^T")
+                metrics = 0.5 * (metrics + np.swapaxes(metrics, 1, 2))
+                lam_min = np.linalg.eigvalsh(metrics)[:, 0]
+                scale = np.abs(metrics).reshape(n, -1).max(axis=1)
+                if np.any(lam_min < -1e-9 * np.maximum(scale, 1.0)):
+                    raise ValueError("metrics must be positive semi-definite")
+                self._kind = "full"
+            else:
+                raise ValueError(
+                    f"metrics must have shape (N, d)={n, d} or (N, d, d)={n, d, d}, "
+                    f"got {metrics.shape}"
+                )
+            self.metrics = metrics
+        if offsets is None:
+            self.offsets = np.zeros(n)
+        else:
+            offsets = as_float_array(offsets, "offsets", ndim=1)
+            if offsets.shape != (n,):
+                raise ValueError(f"offsets must have shape ({n},), got {offsets.shape}")
+            if np.any(offsets < 0):
+                raise ValueError("offsets must be non-negative (losses are non-negative)")
+            self.offsets = offsets
+        self.weights = check_weights(weights, n)
+
+    # -- interface ------------------------------------------------------------------------
+    @property
+    def n_users(self) -> int:
+        return self.optima.shape[0]
+
+    @property
+    def dim(self) -> int:
+        return self.optima.shape[1]
+
+    @property
+    def optimal_losses(self) -> np.ndarray:
+        """(N,) l_i(theta_i^*) = offsets."""
+        return self.offsets
+
+    def query(self, i: int) -> np.ndarray:
+        """Collect user ``i``'s data: return their personal optimum theta_i^* as a (d,) copy."""
+        return self.optima[int(i)].copy()
+
+    def loss_to(self, center) -> np.ndarray:
+        """(N,) losses of every user at one service ``center`` (d,)."""
+        center = np.asarray(center, dtype=float).reshape(self.dim)
+        diff = center[None, :] - self.optima  # (N, d)
+        if self._kind == "identity":
+            q = np.einsum("nd,nd->n", diff, diff)
+        elif self._kind == "diag":
+            q = np.einsum("nd,nd,nd->n", diff, self.metrics, diff)
+        else:
+            q = np.einsum("nd,nd->n", np.matmul(self.metrics, diff[:, :, None])[:, :, 0], diff)
+        return self.offsets + np.maximum(q, 0.0)
+
+    def losses(self, centers) -> np.ndarray:
+        """(N, k) matrix of l_i(theta_j), computed in chunks of services."""
+        centers = _check_centers(centers, self.dim)
+        n, d = self.optima.shape
+        k = centers.shape[0]
+        out = np.empty((n, k))
+        if self._kind == "full":
+            for j in range(k):
+                out[:, j] = self.loss_to(centers[j])
+            return out
+        step = max(1, _CHUNK_ENTRIES // max(1, n * d))
+        for s in range(0, k, step):
+            diff = centers[None, s : s + step, :] - self.optima[:, None, :]  # (N, kc, d)
+            if self._kind == "identity":
+                q = np.einsum("nkd,nkd->nk", diff, diff)
+            else:
+                q = np.einsum("nkd,nd,nkd->nk", diff, self.metrics, diff)
+            out[:, s : s + step] = self.offsets[:, None] + np.maximum(q, 0.0)
+        return out
+
+    def fit(self, assignment, k: int, previous) -> np.ndarray:
+        """Services' best response to a hard partition (the "service update" of the dynamics).
+
+        theta_j = argmin_theta sum_{i: a_i = j} pi_i l_i(theta)
+                = (sum pi_i A_i)^+ (sum pi_i A_i theta_i^*); a service with no users keeps
+        ``previous[j]``.
+
+        Args:
+            assignment: (N,) service index chosen by each user.
+            k: number of services.
+            previous: (k, d) current services.
+
+        Returns:
+            (k, d) updated services.
+        """
+        resp = np.zeros((self.n_users, k))
+        resp[np.arange(self.n_users), np.asarray(assignment)] = 1.0
+        return self.fit_weighted(resp, previous)
+
+    def fit_weighted(self, resp, previous) -> np.ndarray:
+        """Best response to soft assignments ``resp`` (N, k): minimise sum_i pi_i r_ij l_i(theta_j)."""
+        resp = np.asarray(resp, dtype=float)
+        previous = np.asarray(previous, dtype=float)
+        w = self.weights[:, None] * resp  # (N, k)
+        mass = w.sum(axis=0)  # (k,)
+        new = previous.copy()
+        if self._kind == "identity":
+            num = w.T @ self.optima  # (k, d)
+            ok = mass > 0
+            new[ok] = num[ok] / mass[ok, None]
+            return new
+        if self._kind == "diag":
+            den = w.T @ self.metrics  # (k, d)
+            num = w.T @ (self.metrics * self.optima)  # (k, d)
+            ok = den > 1e-300
+            new[ok] = num[ok] / den[ok]
+            return new
+        n, d = self.optima.shape
+        b = np.matmul(self.metrics, self.optima[:, :, None])[:, :, 0]  # (N, d)  A_i theta_i^*
+        big_m = (w.T @ self.metrics.reshape(n, d * d)).reshape(-1, d, d)  # (k, d, d)
+        rhs = w.T @ b  # (k, d)
+        for j in np.flatnonzero(mass > 0):
+            sol, *_ = np.linalg.lstsq(big_m[j], rhs[j], rcond=None)
+            new[j] = sol
+        return new
+
+
+class RegressionUsers(QuadraticUsers):
+    """Linear-regression users: user i holds data (X_i, y_i); l_i(theta) = mean (X_i theta - y_i)^2.
+
+    Since ``mean((X theta - y)^2) = r_i + (theta - theta_i^*)^T (X^T X / n_i) (theta - theta_i^*)``
+    with theta_i^* the least-squares fit and r_i its residual MSE, these users are stored exactly as
+    :class:`QuadraticUsers` with ``metrics = X_i^T X_i / n_i`` and ``offsets = r_i`` (the minimum-
+    norm solution is used when X_i is rank deficient; the identity still holds).
+
+    Args:
+        X_list: sequence of N arrays (n_i, d), or one (N, n, d) array.
+        y_list: sequence of N arrays (n_i,), or one (N, n) array.
+        weights: (N,) user weights; uniform if None.
+
+    >>> X = [np.eye(2), np.eye(2)]
+    >>> y = [np.array([1.0, 2.0]), np.array([0.0, 0.0])]
+    >>> RegressionUsers(X, y).query(0)
+    array([1., 2.])
+    """
+
+    def __init__(self, X_list, y_list, weights=None):
+        xs, ys = _check_regression_data(X_list, y_list)
+        n = len(xs)
+        d = xs[0].shape[1]
+        optima = np.empty((n, d))
+        metrics = np.empty((n, d, d))
+        offsets = np.empty(n)
+        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+            theta, *_ = np.linalg.lstsq(x, y, rcond=None)
+            r = x @ theta - y
+            optima[i] = theta
+            metrics[i] = x.T @ x / x.shape[0]
+            offsets[i] = max(float(r @ r) / x.shape[0], 0.0)
+        super().__init__(optima, metrics, offsets, weights)
+        self.X_list = xs
+        self.y_list = ys
+
+
+class CallableUsers:
+    """Users defined by arbitrary callables (for losses that are not quadratic).
+
+    Args:
+        loss_fn: ``loss_fn(centers (k, d)) -> (N, k)`` non-negative losses l_i(theta_j).
+        argmin_fn: ``argmin_fn(i) -> (d,)`` personal optimum of user i (the query).
+        n_users: N.
+        dim: d.
+        fit_fn: optional ``fit_fn(resp (N, k), previous (k, d)) -> (k, d)`` service best response
+            to (soft) assignments, needed only by the learning dynamics.
+        optimal_losses: optional (N,) l_i(theta_i^*), needed only for ``excess=True``.
+        weights: (N,) user weights; uniform if None.
+
+    >>> x = np.array([0.0, 1.0, 5.0])
+    >>> users = CallableUsers(lambda c: np.abs(x[:, None] - c[None, :, 0]),
+    ...                       lambda i: np.array([x[i]]), n_users=3, dim=1)
+    >>> users.losses(np.array([[1.0]]))[:, 0]
+    array([1., 0., 4.])
+    """
+
+    def __init__(
+        self,
+        loss_fn: Callable,
+        argmin_fn: Callable,
+        n_users: int,
+        dim: int,
+        *,
+        fit_fn: Callable | None = None,
+        optimal_losses=None,
+        weights=None,
+    ):
+        if not callable(loss_fn) or not callable(argmin_fn):
+            raise TypeError("loss_fn and argmin_fn must be callable")
+        if fit_fn is not None and not callable(fit_fn):
+            raise TypeError("fit_fn must be callable or None")
+        if int(n_users) < 1 or int(dim) < 1:
+            raise ValueError(f"n_users and dim must be >= 1, got {n_users}, {dim}")
+        self._loss_fn, self._argmin_fn, self._fit_fn = loss_fn, argmin_fn, fit_fn
+        self._n, self._d = int(n_users), int(dim)
+        self.weights = check_weights(weights, self._n)
+        if optimal_losses is not None:
+            optimal_losses = as_float_array(optimal_losses, "optimal_losses", ndim=1)
+            if optimal_losses.shape != (self._n,):
+                raise ValueError(f"optimal_losses must have shape ({self._n},)")
+        self._optimal_losses = optimal_losses
+
+    @property
+    def n_users(self) -> int:
+        return self._n
+
+    @property
+    def dim(self) -> int:
+        return self._d
+
+    @property
+    def optimal_losses(self) -> np.ndarray:
+        if self._optimal_losses is None:
+            raise ValueError("excess-loss sampling needs CallableUsers(..., optimal_losses=...)")
+        return self._optimal_losses
+
+    def query(self, i: int) -> np.ndarray:
+        theta = np.asarray(self._argmin_fn(int(i)), dtype=float).reshape(-1)
+        if theta.shape != (self._d,) or not np.all(np.isfinite(theta)):
+            raise ValueError(f"argmin_fn({i}) must return a finite ({self._d},) vector")
+        return theta
+
+    def losses(self, centers) -> np.ndarray:
+        centers = _check_centers(centers, self._d)
+        out = np.asarray(self._loss_fn(centers), dtype=float)
+        if out.shape != (self._n, centers.shape[0]):
+            raise ValueError(
+                f"loss_fn must return shape ({self._n}, {centers.shape[0]}), got {out.shape}"
+            )
+        if not np.all(np.isfinite(out)) or np.any(out < 0):
+            raise ValueError("loss_fn must return finite non-negative losses")
+        return out
+
+    def loss_to(self, center) -> np.ndarray:
+        return self.losses(np.asarray(center, dtype=float).reshape(1, self._d))[:, 0]
+
+    def fit(self, assignment, k: int, previous) -> np.ndarray:
+        resp = np.zeros((self._n, k))
+        resp[np.arange(self._n), np.asarray(assignment)] = 1.0
+        return self.fit_weighted(resp, previous)
+
+    def fit_weighted(self, resp, previous) -> np.ndarray:
+        if self._fit_fn is None:
+            raise ValueError("learning dynamics need CallableUsers(..., fit_fn=...)")
+        new = np.asarray(self._fit_fn(resp, previous), dtype=float)
+        if new.shape != np.shape(previous):
+            raise ValueError(f"fit_fn must return shape {np.shape(previous)}, got {new.shape}")
+        return new
+
+
+def _check_centers(centers, d: int) -> np.ndarray:
+    centers = as_float_array(centers, "centers")
+    if centers.ndim == 1 and centers.shape[0] == d:
+        centers = centers[None, :]
+    if centers.ndim != 2 or centers.shape[1] != d or centers.shape[0] == 0:
+        raise ValueError(f"centers must have shape (k, {d}) with k >= 1, got {centers.shape}")
+    return centers
+
+
+def _check_regression_data(X_list, y_list) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    if isinstance(X_list, np.ndarray) and X_list.ndim == 3:
+        X_list = list(X_list)
+    if isinstance(y_list, np.ndarray) and y_list.ndim == 2:
+        y_list = list(y_list)
+    if not isinstance(X_list, Sequence) or not isinstance(y_list, Sequence):
+        raise TypeError("X_list and y_list must be sequences of arrays (or 3-D / 2-D arrays)")
+    if len(X_list) == 0 or len(X_list) != len(y_list):
+        raise ValueError(
+            f"X_list and y_list must be non-empty and of equal length, "
+            f"got {len(X_list)} and {len(y_list)}"
+        )
+    xs = [as_float_array(x, f"X_list[{i}]", ndim=2) for i, x in enumerate(X_list)]
+    ys = [as_float_array(y, f"y_list[{i}]", ndim=1) for i, y in enumerate(y_list)]
+    d = xs[0].shape[1]
+    for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
+        if x.shape[1] != d or x.shape[0] == 0 or d == 0:
+            raise ValueError(f"X_list[{i}] must have shape (n_i >= 1, {d}), got {x.shape}")
+        if y.shape != (x.shape[0],):
+            raise ValueError(f"y_list[{i}] must have shape ({x.shape[0]},), got {y.shape}")
+    return xs, ys
