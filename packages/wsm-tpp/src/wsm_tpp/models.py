@@ -1,0 +1,310 @@
+"""Parametric point-process models with closed-form score terms.
+
+Is Score Matching Suitable for Estimating Point Processes? - https://arxiv.org/abs/2410.04037
+(Sec. 4-5: the autoregressive score psi(t) = d/dt log lambda(t) - lambda(t) of event n's
+conditional density, and its time derivative, in closed form for parametric intensities).
+
+Every model exposes, for each observed event n (given its history), the *local* quantities
+
+    L = lambda(t_n) (ground intensity), L1 = lambda'(t_n), L2 = lambda''(t_n),
+    Lk = lambda_{k_n}(t_n) (intensity of the observed mark),
+
+and the vector-Jacobian product of these w.r.t. the unconstrained parameter vector theta.
+Every objective in :mod:`wsm_tpp.objectives` is built from them, so a new model only has to
+provide ``_local``, ``_vjp`` and (for MLE) ``_compensator``.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from ._data import Events, check_positive, check_sequence, prepare
+
+_LOG_BOUNDS = (-25.0, 8.0)  # bounds of log-parameters for L-BFGS-B
+
+
+class ExpHawkes:
+    """Multivariate Hawkes process with exponential kernel.
+
+    ``lambda_k(t) = mu_k + sum_{t_j < t} A[k, k_j] * beta * exp(-beta (t - t_j))``.
+    With ``E_k(t) = lambda_k(t) - mu_k`` and ``e = sum_k E_k``: ``lambda' = -beta e`` and
+    ``lambda'' = beta^2 e`` (Sec. 6.1), so the score terms cost O(N K) via the recursion
+    ``R_n = exp(-beta (t_n - t_{n-1})) (R_{n-1} + beta onehot(k_{n-1}))``.
+
+    Args:
+        K: number of marks.
+        beta: fixed decay rate (the paper's synthetic experiments treat it as known); ``None``
+            learns it too (its gradient is then a central finite difference).
+        mu: (K,) initial / current base rates (default: set from the data by ``fit``).
+        A: (K, K) initial / current branching matrix.
+
+    >>> m = ExpHawkes(1, beta=2.0, mu=[0.5], A=[[0.8]])
+    >>> m.intensity([1.0], (np.array([0.5]), np.array([0]))).round(4).tolist()
+    [[1.0886]]
+    """
+
+    def __init__(self, K: int = 1, beta: float | None = None, mu=None, A=None):
+        if not isinstance(K, int | np.integer) or K < 1:
+            raise ValueError(f"K must be a positive int, got {K!r}")
+        self.K = int(K)
+        self.fixed_beta = beta is not None
+        self.beta = float(check_positive(beta, "beta", shape=())) if beta is not None else 1.0
+        self.mu = None if mu is None else check_positive(np.atleast_1d(mu), "mu", shape=(self.K,))
+        self.A = (
+            None
+            if A is None
+            else check_positive(np.asarray(A, dtype=float).reshape(self.K, self.K), "A", allow_zero=True)
+        )
+
+    # ---------------------------------------------------------------- parameters
+    @property
+    def params(self) -> dict:
+        return {"mu": self.mu, "A": self.A, "beta": self.beta}
+
+    @property
+    def n_params(self) -> int:
+        return self.K + self.K * self.K + (0 if self.fixed_beta else 1)
+
+    def _init_from(self, ev: Events) -> None:
+        if self.mu is None:
+            self.mu = np.full(self.K, 0.5 * ev.M / (self.K * ev.T.sum()))
+        if self.A is None:
+            self.A = np.full((self.K, self.K), 0.2 / self.K)
+
+    def _theta(self) -> np.ndarray:
+        a = np.maximum(self.A.ravel(), np.exp(_LOG_BOUNDS[0]))
+        th = [np.log(self.mu), np.log(a)]
+        if not self.fixed_beta:
+            th.append([np.log(self.beta)])
+        return np.concatenate(th)
+
+    def _unpack(self, theta):
+        K = self.K
+        mu = np.exp(theta[:K])
+        A = np.exp(theta[K : K + K * K]).reshape(K, K)
+        beta = self.beta if self.fixed_beta else float(np.exp(theta[-1]))
+        return mu, A, beta
+
+    def _set_theta(self, theta) -> None:
+        self.mu, self.A, self.beta = self._unpack(np.asarray(theta, dtype=float))
+
+    def _bounds(self):
+        return [_LOG_BOUNDS] * self.n_params
+
+    def _fd_indices(self) -> list[int]:
+        return [] if self.fixed_beta else [self.n_params - 1]
+
+    def copy(self) -> ExpHawkes:
+        return copy.deepcopy(self)
+
+    # ---------------------------------------------------------------- recursions
+    def _cache(self, theta, ev: Events) -> dict:
+        """theta-independent (given beta) quantities: R (M, K) and the compensator's G (K,)."""
+        _, _, beta = self._unpack(theta)
+        S, nmax = ev.padded_t.shape
+        R = np.zeros((S, nmax, self.K))
+        r = np.zeros((S, self.K))
+        rows = np.arange(S)
+        for n in range(1, nmax):
+            d = ev.padded_t[:, n] - ev.padded_t[:, n - 1]  # (S,) >= 0 (padding repeats T)
+            r = r.copy()
+            r[rows, ev.padded_k[:, n - 1]] += beta
+            r *= np.exp(-beta * d)[:, None]
+            R[:, n] = r
+        R = R[ev.mask]  # (M, K): R[n, l] = sum_{j<n, k_j=l} beta exp(-beta (t_n - t_j))
+        onehot = np.zeros((ev.M, self.K))
+        onehot[np.arange(ev.M), ev.k] = 1.0
+        G = onehot.T @ (1.0 - np.exp(-beta * (ev.tend - ev.t)))  # (K,) int_0^T of each event's kernel
+        return {"beta": beta, "R": R, "onehot": onehot, "G": G, "T_total": ev.T.sum()}
+
+    def _local(self, theta, ev: Events, cache: dict, shift=None) -> dict:
+        """Local quantities at t_n + shift (shift (M,) for DSM; None = at the events)."""
+        mu, A, beta = self._unpack(theta)
+        R = cache["R"]
+        if shift is not None:
+            R = R * np.exp(-beta * shift)[:, None]
+        E = R @ A.T  # (M, K) excitation of each mark
+        e = E.sum(1)
+        L = mu.sum() + e
+        Lk = mu[ev.k] + E[np.arange(ev.M), ev.k]
+        return {"L": L, "L1": -beta * e, "L2": beta**2 * e, "Lk": Lk, "R": R}
+
+    def _vjp(self, theta, ev, cache, loc, gL, gL1, gL2, gLk) -> np.ndarray:
+        """sum_n (gL dL/dtheta + gL1 dL1/dtheta + gL2 dL2/dtheta + gLk dLk/dtheta)."""
+        mu, A, beta = self._unpack(theta)
+        R = loc["R"]
+        v = gL - beta * gL1 + beta**2 * gL2  # (M,)
+        g_mu = gL.sum() + cache["onehot"].T @ gLk  # (K,)
+        g_A = np.outer(np.ones(self.K), v @ R) + (cache["onehot"] * gLk[:, None]).T @ R  # (K, K)
+        g = np.concatenate([g_mu * mu, (g_A * A).ravel()])
+        if not self.fixed_beta:
+            g = np.append(g, 0.0)  # filled by finite differences in objectives
+        return g
+
+    def _compensator(self, theta, ev, cache) -> tuple[float, np.ndarray]:
+        """sum over sequences of int_0^T sum_k lambda_k, and its gradient (exact)."""
+        mu, A, _ = self._unpack(theta)
+        G = cache["G"]
+        val = cache["T_total"] * mu.sum() + (A @ G).sum()
+        g = np.concatenate([cache["T_total"] * mu, (np.outer(np.ones(self.K), G) * A).ravel()])
+        if not self.fixed_beta:
+            g = np.append(g, 0.0)
+        return float(val), g
+
+    # ---------------------------------------------------------------- user API
+    def intensity(self, t, history) -> np.ndarray:
+        """Conditional intensities ``lambda_k(t | history)`` (direct sum, for checks and plots).
+
+        Args:
+            t: (n,) query times.
+            history: ``(times, marks)``; only events strictly before each query count.
+
+        Returns:
+            (n, K) intensities.
+        """
+        self._require_params()
+        times, marks = check_sequence(history, name="history")
+        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        dt = t[:, None] - times[None, :]  # (n, N)
+        ker = np.where(dt > 0, self.beta * np.exp(-self.beta * np.where(dt > 0, dt, 0.0)), 0.0)
+        return self.mu[None, :] + ker @ self.A[:, marks].T
+
+    def score_terms(self, seq, T=None) -> tuple[np.ndarray, np.ndarray]:
+        """Closed-form ``(psi, dpsi)`` at the event times of one sequence, each (N,).
+
+        ``psi = lambda'/lambda - lambda`` and ``dpsi = lambda''/lambda - (lambda'/lambda)^2 - lambda'``.
+        """
+        self._require_params()
+        ev = prepare([seq], T, self.K)
+        theta = self._theta()
+        loc = self._local(theta, ev, self._cache(theta, ev))
+        return _psi(loc)
+
+    def _require_params(self):
+        if self.mu is None or self.A is None:
+            raise ValueError("set mu and A (or call fit) first")
+
+    def __repr__(self) -> str:
+        return f"ExpHawkes(K={self.K}, beta={self.beta!r}, mu={self.mu!r}, A={self.A!r})"
+
+
+class InhomogeneousPoisson:
+    """Log-linear inhomogeneous Poisson process ``lambda(t) = exp(w . phi(t))``.
+
+    Args:
+        basis: an int d (polynomial ``phi_j(t) = (t / scale)^j``, j = 0..d) or a callable
+            ``basis(t: (n,)) -> (Phi, dPhi, d2Phi)`` each (n, P).
+        scale: time scale of the polynomial basis.
+        weights: (P,) initial / current weights (default: log of the mean rate, then zeros).
+        n_quad: Gauss-Legendre nodes per sequence for the MLE compensator (no closed form in general).
+
+    >>> m = InhomogeneousPoisson(0, weights=[np.log(2.0)])
+    >>> m.intensity([0.5, 3.0]).round(6).tolist()
+    [[2.0], [2.0]]
+    """
+
+    K = 1
+
+    def __init__(self, basis=1, *, scale: float = 1.0, weights=None, n_quad: int = 64):
+        if callable(basis):
+            self._basis = basis
+            self.n_params = None
+        elif isinstance(basis, int | np.integer) and basis >= 0:
+            deg = int(basis)
+            self.scale = float(check_positive(scale, "scale", shape=()))
+            self._basis = self._poly(deg, self.scale)
+            self.n_params = deg + 1
+        else:
+            raise ValueError(f"basis must be a non-negative int or a callable, got {basis!r}")
+        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
+        if self.weights is not None and not np.all(np.isfinite(self.weights)):
+            raise ValueError("weights contain NaN or inf")
+        self.n_quad = int(n_quad)
+        self.fixed_beta = True
+
+    @staticmethod
+    def _poly(deg: int, scale: float):
+        def basis(t):
+            x = np.asarray(t, dtype=np.float64)[:, None] / scale
+            j = np.arange(deg + 1)[None, :]
+            Phi = x**j
+            dPhi = np.where(j >= 1, j * x ** np.maximum(j - 1, 0), 0.0) / scale
+            d2Phi = np.where(j >= 2, j * (j - 1) * x ** np.maximum(j - 2, 0), 0.0) / scale**2
+            return Phi, dPhi, d2Phi
+
+        return basis
+
+    @property
+    def params(self) -> dict:
+        return {"weights": self.weights}
+
+    def _init_from(self, ev: Events) -> None:
+        if self.weights is None:
+            P = self._basis(np.zeros(1))[0].shape[1]
+            self.weights = np.zeros(P)
+            self.weights[0] = np.log(ev.M / ev.T.sum())
+
+    def _theta(self):
+        return np.array(self.weights, dtype=float)
+
+    def _set_theta(self, theta):
+        self.weights = np.array(theta, dtype=float)
+
+    def _bounds(self):
+        return [(None, None)] * self._theta().shape[0]
+
+    def _fd_indices(self):
+        return []
+
+    def copy(self):
+        return copy.deepcopy(self)
+
+    def _cache(self, theta, ev):
+        x, wq = np.polynomial.legendre.leggauss(self.n_quad)
+        nodes = (ev.T[:, None] * (x[None, :] + 1.0) / 2.0).ravel()  # (S * Q,)
+        qw = (ev.T[:, None] * wq[None, :] / 2.0).ravel()
+        return {"Phi_q": self._basis(nodes)[0], "qw": qw}
+
+    def _local(self, theta, ev, cache, shift=None):
+        t = ev.t if shift is None else ev.t + shift
+        Phi, dPhi, d2Phi = self._basis(t)
+        s1 = dPhi @ theta
+        L = np.exp(Phi @ theta)
+        L1 = L * s1
+        L2 = L * (d2Phi @ theta + s1**2)
+        return {"L": L, "L1": L1, "L2": L2, "Lk": L, "Phi": Phi, "dPhi": dPhi, "d2Phi": d2Phi, "s1": s1}
+
+    def _vjp(self, theta, ev, cache, loc, gL, gL1, gL2, gLk):
+        L, L1, L2, s1 = loc["L"], loc["L1"], loc["L2"], loc["s1"]
+        Phi, dPhi, d2Phi = loc["Phi"], loc["dPhi"], loc["d2Phi"]
+        g = (gL + gLk) * L @ Phi + gL1 @ (L1[:, None] * Phi + L[:, None] * dPhi)
+        g = g + gL2 @ (L2[:, None] * Phi + L[:, None] * (d2Phi + 2 * s1[:, None] * dPhi))
+        return g
+
+    def _compensator(self, theta, ev, cache):
+        lam = np.exp(cache["Phi_q"] @ theta) * cache["qw"]
+        return float(lam.sum()), lam @ cache["Phi_q"]
+
+    def intensity(self, t, history=None) -> np.ndarray:
+        """(n, 1) intensity at ``t`` (``history`` is ignored: a Poisson process has none)."""
+        if self.weights is None:
+            raise ValueError("set weights (or call fit) first")
+        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        return np.exp(self._basis(t)[0] @ self.weights)[:, None]
+
+    def score_terms(self, seq, T=None):
+        """Closed-form autoregressive ``(psi, dpsi)`` at the event times, each (N,)."""
+        ev = prepare([seq], T, 1)
+        theta = self._theta()
+        return _psi(self._local(theta, ev, self._cache(theta, ev)))
+
+    def __repr__(self):
+        return f"InhomogeneousPoisson(weights={self.weights!r})"
+
+
+def _psi(loc: dict) -> tuple[np.ndarray, np.ndarray]:
+    L, L1, L2 = loc["L"], loc["L1"], loc["L2"]
+    r = L1 / L
+    return r - L, L2 / L - r**2 - L1
