@@ -1,0 +1,105 @@
+"""Users, prompts and cost-effectiveness (Mahmood, NeurIPS 2024, https://arxiv.org/abs/2411.02661, Sec. 3).
+
+A user solving a task with a model prompts it repeatedly until an output satisfies them (binary
+satisfaction). With a per-prompt success probability ``q`` (independent rounds) the number of prompts
+``N`` is geometric, ``E[N] = 1/q``. Paying ``p`` per prompt, the expected cost of the task is
+``p * E[N]``; model B is *cost-effective* against A on a task iff ``p_B E[N_B] <= p_A E[N_A]``, i.e.
+``p_B <= kappa * p_A`` with the relative performance ``kappa = E[N_A] / E[N_B]``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import as_float_array, check_positive, check_tie
+
+__all__ = ["expected_prompts", "relative_performance", "is_cost_effective"]
+
+
+def expected_prompts(q, cap: int | None = None):
+    """Expected number of prompts a user sends before being satisfied (or giving up).
+
+    Args:
+        q: per-prompt success probability, scalar or array in ``(0, 1]`` (``[0, 1]`` when ``cap`` is
+            given), with independent rounds; or a callable ``q(r)`` giving the success probability of
+            round ``r`` (an int array ``1..cap``, returning shape ``(cap, ...)``): a per-round success
+            curve, which needs ``cap``.
+        cap: the user gives up after ``cap`` prompts (``None``: never).
+
+    Returns:
+        ``E[N] = 1/q`` without a cap; ``E[min(N, cap)] = (1 - (1-q)^cap) / q`` with one; for a curve,
+        ``sum_{r=1}^{cap} prod_{s<r} (1 - q(s))``. Float for scalar input, else an array of ``q``'s shape.
+
+    >>> float(expected_prompts(0.25))
+    4.0
+    >>> round(float(expected_prompts(0.5, cap=2)), 6)
+    1.5
+    """
+    if cap is not None:
+        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 1:
+            raise ValueError(f"cap must be a positive int or None, got {cap!r}")
+    if callable(q):
+        if cap is None:
+            raise ValueError("cap is required when q is a per-round success curve")
+        rounds = np.arange(1, int(cap) + 1)
+        qr = as_float_array(q(rounds), "q(r)")
+        if qr.shape[:1] != (cap,):
+            raise ValueError(f"q(r) must return shape (cap, ...), got {qr.shape}")
+        if ((qr < 0) | (qr > 1)).any():
+            raise ValueError("q(r) must lie in [0, 1]")
+        # P(N >= r) = prod_{s<r} (1 - q_s)
+        survive = np.cumprod(np.concatenate([np.ones_like(qr[:1]), 1 - qr[:-1]]), axis=0)
+        out = survive.sum(axis=0)
+        return float(out) if out.ndim == 0 else out
+    qa = as_float_array(q, "q")
+    if ((qa < 0) | (qa > 1)).any():
+        raise ValueError("q must lie in [0, 1]")
+    if cap is None:
+        if (qa == 0).any():
+            raise ValueError("q must be > 0 without a cap (E[N] is infinite)")
+        out = 1.0 / qa
+    else:
+        safe = np.where(qa > 0, qa, 1.0)
+        with np.errstate(divide="ignore"):
+            out = np.where(qa > 0, -np.expm1(cap * np.log1p(-safe)) / safe, float(cap))
+    return float(out) if out.ndim == 0 else out
+
+
+def relative_performance(qA, qB):
+    """Relative performance ``kappa = E[N_A] / E[N_B]`` of model B against model A, per task.
+
+    In the geometric model ``kappa = qB / qA``: ``kappa > 1`` means B needs fewer prompts. B is
+    cost-effective on the task iff ``p_B <= kappa * p_A`` (:func:`is_cost_effective`).
+
+    Args:
+        qA, qB: per-prompt success probabilities of A and B, broadcastable arrays in ``(0, 1]``.
+
+    >>> relative_performance([0.2, 0.5], [0.4, 0.5]).tolist()
+    [2.0, 1.0]
+    """
+    na = expected_prompts(qA)
+    nb = expected_prompts(qB)
+    out = np.asarray(na) / np.asarray(nb)
+    return float(out) if out.ndim == 0 else out
+
+
+def is_cost_effective(pA, pB, kappa, *, tie: str = "latecomer"):
+    """Whether model B is cost-effective against model A: ``p_B * E[N_B] <= p_A * E[N_A]``.
+
+    Args:
+        pA, pB: per-prompt prices (> 0), broadcastable.
+        kappa: relative performance ``E[N_A]/E[N_B]`` (> 0), broadcastable.
+        tie: ``"latecomer"`` (equal expected cost goes to B, ``<=``) or ``"first_mover"`` (``<``).
+
+    Returns:
+        bool or bool array (broadcast shape).
+
+    >>> bool(is_cost_effective(1.0, 2.0, 2.0))
+    True
+    """
+    check_tie(tie)
+    pa = check_positive(as_float_array(pA, "pA"), "pA")
+    pb = check_positive(as_float_array(pB, "pB"), "pB")
+    k = check_positive(as_float_array(kappa, "kappa"), "kappa")
+    out = pb <= k * pa if tie == "latecomer" else pb < k * pa
+    return bool(out) if out.ndim == 0 else out
