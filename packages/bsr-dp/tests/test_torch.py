@@ -164,3 +164,22 @@ def test_bsr_beats_dpsgd_at_equal_noise_multiplier():
     dpsgd = np.mean([_train(1, s) for s in range(5)])
     bsr = np.mean([_train(10, s) for s in range(5)])
     assert bsr < dpsgd
+
+
+def test_warns_past_n_steps_and_validates():
+    from bsr_dp import DPMFSGD
+
+    w = torch.nn.Parameter(torch.zeros(2))
+    opt = DPMFSGD(
+        [w], lr=0.1, noise_multiplier=1.0, max_grad_norm=1.0, batch_size=1, n_steps=2, min_sep=1
+    )
+    opt.step([torch.zeros(1, 2)])
+    opt.step([torch.zeros(1, 2)])
+    with pytest.warns(UserWarning, match="n_steps"):
+        opt.step([torch.zeros(1, 2)])
+    with pytest.raises(ValueError, match="per-sample gradient"):
+        opt.step([torch.zeros(2)])
+    with pytest.raises(ValueError, match="max_grad_norm"):
+        DPMFSGD(
+            [w], lr=0.1, noise_multiplier=1.0, max_grad_norm=0.0, batch_size=1, n_steps=2, min_sep=1
+        )

@@ -14,6 +14,8 @@ b-min-separated participation pattern (account with e.g. dp-accounting).
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from .functional import bsr_coefs, minsep_sensitivity
@@ -109,6 +111,13 @@ class DPMFSGD(torch.optim.Optimizer):
     @torch.no_grad()
     def step(self, per_sample_grads=None, closure=None):
         """One private step from per-example gradients (list aligned with the trainable params)."""
+        if self.step_count == self.n_steps:
+            warnings.warn(
+                f"step {self.step_count + 1} exceeds n_steps={self.n_steps}: the sensitivity (and the privacy "
+                "guarantee) was computed for n_steps steps",
+                UserWarning,
+                stacklevel=2,
+            )
         loss = None
         if closure is not None:
             with torch.enable_grad():
