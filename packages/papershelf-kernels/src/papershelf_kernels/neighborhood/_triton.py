@@ -37,18 +37,20 @@ if has_triton():
     import triton.language as tl
 
     @triton.jit
-    def _window(ii, lg, K, S, CAUSAL):
+    def _window(ii, lg, K, S, CAUSAL: tl.constexpr):
         """[start, end) of in-group indices ``ii`` on one axis (NATTEN's rule)."""
-        lead_c = tl.minimum((ii // S) * S + S - 1, lg - 1)
-        start_c = tl.maximum(lead_c - K + 1, 0)
-        lead_n = tl.minimum((ii // S) * S + S // 2, lg - 1)
-        start_n = tl.minimum(tl.maximum(lead_n - K // 2, 0), lg - K)
-        start = tl.where(CAUSAL != 0, start_c, start_n)
-        end = tl.where(CAUSAL != 0, ii + 1, start_n + K)
+        if CAUSAL:
+            lead = tl.minimum((ii // S) * S + S - 1, lg - 1)
+            start = tl.maximum(lead - K + 1, 0)
+            end = ii + 1
+        else:
+            lead = tl.minimum((ii // S) * S + S // 2, lg - 1)
+            start = tl.minimum(tl.maximum(lead - K // 2, 0), lg - K)
+            end = start + K
         return start, end
 
     @triton.jit
-    def _first_true_end(c, lg, K, S, CAUSAL, NITER: tl.constexpr):
+    def _first_true_end(c, lg, K, S, CAUSAL: tl.constexpr, NITER: tl.constexpr):
         """Smallest in-group query index whose window end is > c (lg if none)."""
         lo = c * 0
         hi = lg + c * 0
@@ -62,7 +64,7 @@ if has_triton():
         return lo
 
     @triton.jit
-    def _first_start_after(c, lg, K, S, CAUSAL, NITER: tl.constexpr):
+    def _first_start_after(c, lg, K, S, CAUSAL: tl.constexpr, NITER: tl.constexpr):
         """Smallest in-group query index whose window start is > c (lg if none)."""
         lo = c * 0
         hi = lg + c * 0
@@ -97,12 +99,13 @@ if has_triton():
         svb, sv1, sv2, sv3, svh,
         sob, so1, so2, so3, soh,
         slb, sl1, sl2, sl3, slh,
-        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3, C1, C2, C3,
+        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3,
         NT1, NT2, NT3, H, G, qk_scale,
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
-        BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr, IEEE: tl.constexpr,
+        C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr,
+        IEEE: tl.constexpr,
     ):  # fmt: skip
-        BLOCK_M: tl.constexpr = T1 * T2 * T3
         t1, t2, t3, g1, g2, g3 = _decode_program(tl.program_id(0), NT1, NT2, NT3, D1, D2, D3)
         bh = tl.program_id(1)
         b = (bh // H).to(tl.int64)
@@ -195,13 +198,14 @@ if has_triton():
         skb, sk1, sk2, sk3, skh,
         svb, sv1, sv2, sv3, svh,
         slb, sl1, sl2, sl3, slh,
-        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3, C1, C2, C3,
+        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3,
         NT1, NT2, NT3, H, G, qk_scale, scale,
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
-        BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr, IEEE: tl.constexpr,
+        C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
+        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr,
+        IEEE: tl.constexpr,
     ):  # fmt: skip
         # Q, DO and DQ share strides (sq*); LSE and DELTA share strides (sl*)
-        BLOCK_M: tl.constexpr = T1 * T2 * T3
         t1, t2, t3, g1, g2, g3 = _decode_program(tl.program_id(0), NT1, NT2, NT3, D1, D2, D3)
         bh = tl.program_id(1)
         b = (bh // H).to(tl.int64)
@@ -281,15 +285,15 @@ if has_triton():
         skb, sk1, sk2, sk3, skh,
         svb, sv1, sv2, sv3, svh,
         slb, sl1, sl2, sl3, slh,
-        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3, C1, C2, C3,
+        L1, L2, L3, K1, K2, K3, S1, S2, S3, D1, D2, D3,
         NT1, NT2, NT3, HKV, G, qk_scale, scale,
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
+        C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
         BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr, IEEE: tl.constexpr,
-        NITER: tl.constexpr,
+        BLOCK_N: tl.constexpr, NITER: tl.constexpr,
     ):  # fmt: skip
         # (T1, T2, T3) is the KV tile; BLOCK_M queries per inner step. K/DK share strides sk*,
         # V/DV share sv*, Q/DO share sq*, LSE/DELTA share sl*.
-        BLOCK_N: tl.constexpr = T1 * T2 * T3
         t1, t2, t3, g1, g2, g3 = _decode_program(tl.program_id(0), NT1, NT2, NT3, D1, D2, D3)
         bh = tl.program_id(1)
         b = (bh // HKV).to(tl.int64)
@@ -408,7 +412,7 @@ def _unpack(params: list[int]):
 
 def _grid_args(L, ks, st, di, ca, T):
     nt = [math.ceil(math.ceil(L[a] / di[a]) / T[a]) for a in range(3)]
-    axis = [*L, *ks, *st, *di, *ca]
+    axis = [*L, *ks, *st, *di]
     return nt, axis
 
 
@@ -425,7 +429,8 @@ def _fwd_impl(q, k, v, params: list[int], scale: float):
         q, k, v, out, lse,
         *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_strides5(out, n), *_lse_strides(lse, n),
         *axis, *nt, H, H // Hkv, scale * LOG2E,
-        T1=qt[0], T2=qt[1], T3=qt[2], BLOCK_N=block_n, BLOCK_D=max(16, triton.next_power_of_2(D)),
+        T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
+        BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=max(16, triton.next_power_of_2(D)),
         HEAD_D=D, IEEE=q.dtype == torch.float32,
         num_warps=4 if D <= 64 else 8, num_stages=2,
     )  # fmt: skip
@@ -454,7 +459,8 @@ def _bwd_impl(q, k, v, o, lse, do, dlse, params: list[int], scale: float):
         q, k, v, do, lse, delta, dq,
         *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
         *axis, *nt, H, G, scale * LOG2E, scale,
-        T1=qt[0], T2=qt[1], T3=qt[2], BLOCK_N=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
+        T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
+        BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
         num_warps=warps, num_stages=2,
     )  # fmt: skip
     nk, _ = _grid_args(L, ks, st, di, ca, kt)
@@ -464,7 +470,8 @@ def _bwd_impl(q, k, v, o, lse, do, dlse, params: list[int], scale: float):
         q, k, v, do, lse, delta, dk, dv,
         *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
         *axis, *nk, Hkv, G, scale * LOG2E, scale,
-        T1=kt[0], T2=kt[1], T3=kt[2], BLOCK_M=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
+        T1=kt[0], T2=kt[1], T3=kt[2], C1=ca[0], C2=ca[1], C3=ca[2],
+        BLOCK_N=kt[0] * kt[1] * kt[2], BLOCK_M=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
         NITER=niter, num_warps=warps, num_stages=2,
     )  # fmt: skip
     return dq, dk, dv
