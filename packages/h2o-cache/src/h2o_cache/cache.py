@@ -112,8 +112,13 @@ class H2OLayer(CacheLayerMixin):
         """Tokens seen so far (not kept): positions continue as absolute positions."""
         return self.cumulative_length
 
-    def get_mask_sizes(self, query_length: int, *args) -> tuple[int, int]:
-        """(kv_length, kv_offset) for transformers' mask: kept + new, offset = seen - kept."""
+    def get_mask_sizes(self, query_length, *args) -> tuple[int, int]:
+        """(kv_length, kv_offset) for transformers' mask: kept + new, offset = seen - kept.
+
+        ``query_length`` is an int in transformers 5.x and the ``cache_position`` tensor in 4.5x.
+        """
+        if isinstance(query_length, torch.Tensor):
+            query_length = int(query_length.shape[-1])
         kept = self.state.kept
         return kept + query_length, self.state.seen - kept
 
@@ -318,7 +323,7 @@ class H2OCache(Cache):
 
 def _make_eager_hook(cache_ref):
     def hook(module, args, kwargs, output):
-        cache = kwargs.get("cache", kwargs.get("past_key_values"))
+        cache = kwargs.get("cache", kwargs.get("past_key_values", kwargs.get("past_key_value")))
         if cache is not cache_ref() or not isinstance(cache, H2OCache):
             return None
         layer = cache.layers[module.layer_idx]
