@@ -51,6 +51,8 @@ class QuadraticUsers:
     array([ 0., 25.])
     """
 
+    _psd_by_construction = False  # RegressionUsers: X^T X / n is PSD, skip the eigen check
+
     def __init__(self, optima, metrics=None, offsets=None, weights=None):
         optima = as_float_array(optima, "optima", ndim=2)
         n, d = optima.shape
@@ -70,10 +72,11 @@ class QuadraticUsers:
                 if not np.allclose(metrics, np.swapaxes(metrics, 1, 2), rtol=1e-8, atol=1e-10):
                     raise ValueError("metrics must be symmetric matrices A_i = A_i^T")
                 metrics = 0.5 * (metrics + np.swapaxes(metrics, 1, 2))
-                lam_min = np.linalg.eigvalsh(metrics)[:, 0]
-                scale = np.abs(metrics).reshape(n, -1).max(axis=1)
-                if np.any(lam_min < -1e-9 * np.maximum(scale, 1.0)):
-                    raise ValueError("metrics must be positive semi-definite")
+                if not self._psd_by_construction:
+                    lam_min = np.linalg.eigvalsh(metrics)[:, 0]
+                    scale = np.abs(metrics).reshape(n, -1).max(axis=1)
+                    if np.any(lam_min < -1e-9 * np.maximum(scale, 1.0)):
+                        raise ValueError("metrics must be positive semi-definite")
                 self._kind = "full"
             else:
                 raise ValueError(
@@ -208,6 +211,8 @@ class RegressionUsers(QuadraticUsers):
     array([1., 2.])
     """
 
+    _psd_by_construction = True
+
     def __init__(self, X_list, y_list, weights=None):
         xs, ys = _check_regression_data(X_list, y_list)
         n = len(xs)
@@ -215,12 +220,16 @@ class RegressionUsers(QuadraticUsers):
         optima = np.empty((n, d))
         metrics = np.empty((n, d, d))
         offsets = np.empty(n)
-        for i, (x, y) in enumerate(zip(xs, ys, strict=True)):
-            theta, *_ = np.linalg.lstsq(x, y, rcond=None)
-            r = x @ theta - y
-            optima[i] = theta
-            metrics[i] = x.T @ x / x.shape[0]
-            offsets[i] = max(float(r @ r) / x.shape[0], 0.0)
+        sizes = np.array([x.shape[0] for x in xs])
+        for m in np.unique(sizes):  # batch users with the same sample size
+            idx = np.flatnonzero(sizes == m)
+            xb = np.stack([xs[i] for i in idx])  # (B, m, d)
+            yb = np.stack([ys[i] for i in idx])  # (B, m)
+            theta = np.matmul(np.linalg.pinv(xb), yb[:, :, None])[:, :, 0]  # (B, d) min-norm LS
+            r = np.matmul(xb, theta[:, :, None])[:, :, 0] - yb  # (B, m)
+            optima[idx] = theta
+            metrics[idx] = np.matmul(np.swapaxes(xb, 1, 2), xb) / m
+            offsets[idx] = np.maximum(np.einsum("bm,bm->b", r, r) / m, 0.0)
         super().__init__(optima, metrics, offsets, weights)
         self.X_list = xs
         self.y_list = ys
