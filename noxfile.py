@@ -32,10 +32,12 @@ nox.options.sessions = ["tests", "tools", "lint", "check"]
 nox.options.reuse_venv = "yes"
 
 
-def _sync(session: nox.Session, package: str, *groups: str) -> None:
+def _sync(session: nox.Session, package: str, *groups: str, all_extras: bool = False) -> None:
     """Make the session's venv exactly: `package` + its dependencies + the given groups of it."""
     pkg = BY_NAME[package]
     args = ["uv", "sync", "--frozen", "--package", package, "--no-default-groups", "--exact"]
+    if all_extras:
+        args.append("--all-extras")
     for g in groups:
         if g in pkg.groups:
             args += ["--group", g]
@@ -72,6 +74,19 @@ def _pytest(session: nox.Session, package: str, marker: str) -> None:
 def tests(session: nox.Session, package: str) -> None:
     """Fast tests of one package, in an environment holding only what it declares."""
     _pytest(session, package, "not slow")
+
+
+@nox.session
+@nox.parametrize("package", [n for n in NAMES if BY_NAME[n].optional])
+def tests_extras(session: nox.Session, package: str) -> None:
+    """Fast tests again with every optional extra installed (e.g. a torch-free package's torch
+    integration, whose tests skip in `tests`). The torch-free assertion is deselected here."""
+    pkg = BY_NAME[package]
+    _sync(session, package, "test", all_extras=True)
+    args = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"]
+    args += ["-k", "not test_torch_free_means_no_torch"]
+    with session.chdir(pkg.path):
+        session.run(*args, *session.posargs, env=_env(package, "tests"))
 
 
 @nox.session
