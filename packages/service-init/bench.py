@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from service_init import QuadraticUsers, RegressionUsers, acquire, greedy_init, random_init
 
 PACKAGE = "service-init"
@@ -57,8 +56,12 @@ def main(argv: list[str] | None = None) -> int:
         configs.append((f"euclid N={n:.0e} d={d} k={k}", QuadraticUsers(x), x, k))
     d = 5
     configs.append(
-        (f"mahalanobis N={n:.0e} d={d} k=50", QuadraticUsers(rng.normal(size=(n, d)),
-                                                            _spd(rng, n, d)), None, 50 if not args.quick else 10)
+        (
+            f"mahalanobis N={n:.0e} d={d} k=50",
+            QuadraticUsers(rng.normal(size=(n, d)), _spd(rng, n, d)),
+            None,
+            50 if not args.quick else 10,
+        )
     )
     m = n if args.quick else n // 5
     xs = rng.normal(size=(m, 10, d))
@@ -66,11 +69,25 @@ def main(argv: list[str] | None = None) -> int:
     t = time.perf_counter()
     reg = RegressionUsers(xs, ys)
     build_ms = 1e3 * (time.perf_counter() - t)
-    configs.append((f"regression N={m:.0e} d={d} k=50 (build {build_ms:.0f} ms)", reg, None,
-                    50 if not args.quick else 10))
+    configs.append(
+        (
+            f"regression N={m:.0e} d={d} k=50 (build {build_ms:.0f} ms)",
+            reg,
+            None,
+            50 if not args.quick else 10,
+        )
+    )
 
-    columns = ["config", "acquire_ms", "random_ms", "greedy_ms", "sklearn_kpp_1trial_ms",
-               "sklearn_kpp_default_ms", "ratio_vs_sklearn_1trial", "ratio_vs_sklearn_default"]
+    columns = [
+        "config",
+        "acquire_ms",
+        "random_ms",
+        "greedy_ms",
+        "sklearn_kpp_1trial_ms",
+        "sklearn_kpp_default_ms",
+        "ratio_vs_sklearn_1trial",
+        "ratio_vs_sklearn_default",
+    ]
     rows = []
     for name, users, x, k in configs:
         ours = _best(lambda: acquire(users, k, 0), repeat)  # noqa: B023
@@ -80,23 +97,31 @@ def main(argv: list[str] | None = None) -> int:
         if x is not None and kmeans_plusplus is not None:
             sk1 = _best(lambda: kmeans_plusplus(x, k, random_state=0, n_local_trials=1), repeat)  # noqa: B023
             skd = _best(lambda: kmeans_plusplus(x, k, random_state=0), repeat)  # noqa: B023
-        rows.append([
-            name, round(ours, 2), round(rnd, 2), round(gre, 2),
-            None if sk1 is None else round(sk1, 2), None if skd is None else round(skd, 2),
-            "n/a" if sk1 is None else f"{sk1 / ours:.2f}x",
-            "n/a" if skd is None else f"{skd / ours:.2f}x",
-        ])
+        rows.append(
+            [
+                name,
+                round(ours, 2),
+                round(rnd, 2),
+                round(gre, 2),
+                None if sk1 is None else round(sk1, 2),
+                None if skd is None else round(skd, 2),
+                "n/a" if sk1 is None else f"{sk1 / ours:.2f}x",
+                "n/a" if skd is None else f"{skd / ours:.2f}x",
+            ]
+        )
 
     widths = [max(len(str(r[i])) for r in [columns, *rows]) for i in range(len(columns))]
     for r in [columns, *rows]:
         print("  ".join(str(v).rjust(w) for v, w in zip(r, widths, strict=True)))
-    notes = ("ratio = sklearn time / AcQUIre time (>1: AcQUIre faster); 1trial is the same "
-             "algorithm, default uses 2+ln k local trials per step. Paper: AcQUIre scales to "
-             "N=5M users, K=2000 services (runtime figure, no comparable number).")
+    notes = (
+        "ratio = sklearn time / AcQUIre time (>1: AcQUIre faster); 1trial is the same "
+        "algorithm, default uses 2+ln k local trials per step. Paper: AcQUIre scales to "
+        "N=5M users, K=2000 services (runtime figure, no comparable number)."
+    )
     print(notes)
     result = {
         "package": PACKAGE,
-        "title": "seeding time per call, ms (best of %d)" % repeat,
+        "title": f"seeding time per call, ms (best of {repeat})",
         "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
         "columns": columns,
         "rows": rows,

@@ -29,7 +29,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from service_init import (
     CallableUsers,
     QuadraticUsers,

@@ -5,8 +5,6 @@ import pytest
 from conftest import spd
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.cluster import KMeans
-
 from service_init import (
     QuadraticUsers,
     RegressionUsers,
@@ -18,6 +16,7 @@ from service_init import (
     total_loss,
     user_losses,
 )
+from sklearn.cluster import KMeans
 
 
 def test_alternating_minimization_is_lloyd(rng):

@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 from conftest import spd
 from scipy.stats import chisquare
-from sklearn.cluster import kmeans_plusplus
-
 from service_init import (
     CallableUsers,
     QuadraticUsers,
@@ -23,6 +21,7 @@ from service_init import (
     total_loss,
 )
 from service_init.seeding import _scores
+from sklearn.cluster import kmeans_plusplus
 
 
 def d2_weights(x, chosen):
@@ -43,7 +42,6 @@ def test_sampling_mass_equals_kmeanspp_d2_weights(rng):
 
 
 def _second_pick_exact(x):
-    n = len(x)
     d2 = ((x[:, None, :] - x[None, :, :]) ** 2).sum(-1)  # (N, N)
     return (d2 / d2.sum(axis=1, keepdims=True)).mean(axis=0)  # first pick uniform
 
@@ -174,7 +172,9 @@ def test_fair_proportional_equals_two_stage_group_then_user():
         expected += p_first * (avg / avg.sum())[groups] * (w * cur) / mass[groups]
     rng = np.random.default_rng(0)
     n = 3000
-    counts = np.bincount([fair_acquire(users, 2, groups, rng)[1][1] for _ in range(n)], minlength=20)
+    counts = np.bincount(
+        [fair_acquire(users, 2, groups, rng)[1][1] for _ in range(n)], minlength=20
+    )
     assert chisquare(counts, expected * n).pvalue > 0.01
 
 
@@ -190,8 +190,13 @@ def test_fair_worst_group_samples_inside_worst_group():
 
 def test_fair_acquire_covers_minority():
     g = np.random.default_rng(5)
-    x = np.concatenate([g.normal(0, 1, (950, 2)), g.normal(0, 1, (950, 2)) + [0, 0],
-                        g.normal([30, 0], 0.1, (100, 2))])
+    x = np.concatenate(
+        [
+            g.normal(0, 1, (950, 2)),
+            g.normal(0, 1, (950, 2)) + [0, 0],
+            g.normal([30, 0], 0.1, (100, 2)),
+        ]
+    )
     x[:950] += [-8, 0]
     groups = np.array([0] * 1900 + [1] * 100)
     users = QuadraticUsers(x)

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from conftest import spd
-
 from service_init import CallableUsers, QuadraticUsers, RegressionUsers
 
 
@@ -110,8 +109,16 @@ def test_callable_users_roundtrip():
         ({"optima": np.array([["a", "b"]])}, TypeError, "optima"),
         ({"optima": np.zeros((3, 2)), "metrics": np.zeros((3, 3))}, ValueError, "metrics"),
         ({"optima": np.zeros((2, 2)), "metrics": -np.ones((2, 2))}, ValueError, "metrics"),
-        ({"optima": np.zeros((1, 2)), "metrics": np.array([[[1.0, 2], [0, 1]]])}, ValueError, "symm"),
-        ({"optima": np.zeros((1, 2)), "metrics": np.array([[[1.0, 2], [2, 1]]])}, ValueError, "semi"),
+        (
+            {"optima": np.zeros((1, 2)), "metrics": np.array([[[1.0, 2], [0, 1]]])},
+            ValueError,
+            "symm",
+        ),
+        (
+            {"optima": np.zeros((1, 2)), "metrics": np.array([[[1.0, 2], [2, 1]]])},
+            ValueError,
+            "semi",
+        ),
         ({"optima": np.zeros((3, 2)), "offsets": -np.ones(3)}, ValueError, "offsets"),
         ({"optima": np.zeros((3, 2)), "offsets": np.ones(2)}, ValueError, "offsets"),
         ({"optima": np.zeros((3, 2)), "weights": np.array([1.0, -1, 1])}, ValueError, "weights"),

@@ -54,8 +54,13 @@ def exact_optimum(users, k, *, max_assignments=5_000_000):
     w = users.weights
     b_i = np.einsum("nde,ne->nd", a, users.optima) * w[:, None]  # (N, d)
     wa = a * w[:, None, None]  # (N, d, d)
-    const = float(w @ (users.offsets + np.einsum("nd,nd->n", users.optima, b_i / np.where(
-        w[:, None] > 0, w[:, None], 1.0))))
+    const = float(
+        w
+        @ (
+            users.offsets
+            + np.einsum("nd,nd->n", users.optima, b_i / np.where(w[:, None] > 0, w[:, None], 1.0))
+        )
+    )
     powers = k ** np.arange(n)
     best_val, best_code = np.inf, 0
     batch = max(1, 2_000_000 // (n * k * d * d + 1))
