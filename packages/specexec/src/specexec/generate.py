@@ -1,0 +1,333 @@
+"""Generators: SpecExec (draft tree, one target pass per tree) and its baselines.
+
+SpecExec: Massively Parallel Speculative Decoding for Interactive LLM Inference on Consumer
+Devices (NeurIPS 2024) - https://arxiv.org/abs/2406.02532. Implements Alg. 1 (grow a best-first
+tree with the draft, validate it in one target forward, keep the accepted path and one extra
+target token, prune both KV caches to it, repeat), and the baselines of Sec. 5: autoregressive
+decoding and chain speculative decoding (a single draft of length gamma with the rejection rule
+of Leviathan et al. 2023 / Chen et al. 2023).
+
+All three return ``(tokens, stats)`` and sample exactly from the target's warped distribution
+(temperature, top-p); ``temperature=0`` reproduces the target's greedy decoding token for token.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from .models import make_session
+from .sampling import check_sampling_args, draw, row_to_numpy, sample_index, warp_probs
+from .tree import ROOT, BuildStats, DraftTree, _check_int, build_tree, validate_tree
+
+
+def _as_prompt(input_ids):
+    """(T,) int list of the prompt and a function mapping generated ids back to the input's type."""
+    kind = "numpy"
+    device = None
+    ndim = 1
+    if hasattr(input_ids, "detach"):  # torch tensor, without importing torch
+        kind, device, ndim = "torch", input_ids.device, input_ids.dim()
+        if input_ids.is_floating_point() or input_ids.is_complex():
+            raise TypeError(f"input_ids must be an integer tensor, got {input_ids.dtype}")
+        arr = input_ids.detach().cpu().numpy()
+    else:
+        if isinstance(input_ids, (str, bytes)):
+            raise TypeError("input_ids must be token ids, not text (tokenize first)")
+        arr = np.asarray(input_ids)
+        ndim = arr.ndim
+        if arr.size and not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"input_ids must be integers, got dtype {arr.dtype}")
+    if arr.ndim == 2:
+        if arr.shape[0] != 1:
+            raise ValueError(f"input_ids must be (T,) or (1, T) (batch size 1), got {arr.shape}")
+        arr = arr[0]
+    if arr.ndim != 1:
+        raise ValueError(f"input_ids must be (T,) or (1, T), got shape {arr.shape}")
+    if arr.shape[0] == 0:
+        raise ValueError("input_ids is empty: at least one prompt token is needed")
+    if (arr < 0).any():
+        raise ValueError("input_ids contains negative token ids")
+    prompt = arr.astype(np.int64).tolist()
+
+    def wrap(tokens: list[int]):
+        out = np.asarray(tokens, dtype=np.int64)
+        if kind == "torch":
+            import torch
+
+            t = torch.as_tensor(out, dtype=torch.long, device=device)
+            return t[None] if ndim == 2 else t
+        return out[None] if ndim == 2 else out
+
+    return prompt, wrap
+
+
+def _check_common(max_new_tokens, temperature, top_p, seed, eos_token_id):
+    max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 1)
+    temperature, top_p = check_sampling_args(temperature, top_p)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
+        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    if eos_token_id is not None:
+        eos_token_id = _check_int("eos_token_id", eos_token_id, 0)
+    return max_new_tokens, temperature, top_p, np.random.default_rng(seed), eos_token_id
+
+
+def _finish(out: list[int], max_new_tokens: int, eos_token_id):
+    out = out[:max_new_tokens]
+    if eos_token_id is not None and eos_token_id in out:
+        out = out[: out.index(eos_token_id) + 1]
+    return out
+
+
+def _check_vocab(target_v: int, draft_v: int | None = None):
+    if draft_v is not None and draft_v != target_v:
+        raise ValueError(
+            f"target and draft vocabularies differ ({target_v} vs {draft_v}); "
+            "they must share one tokenizer"
+        )
+
+
+def specexec_generate(
+    target,
+    draft,
+    input_ids,
+    max_new_tokens,
+    *,
+    budget=128,
+    temperature=1.0,
+    top_p=1.0,
+    seed=None,
+    max_depth=32,
+    max_expand=128,
+    branch_width=16,
+    decay=1.0,
+    min_logprob=-math.inf,
+    eos_token_id=None,
+):
+    """Generate with SpecExec: best-first draft trees of ``budget`` tokens, one target pass each.
+
+    Args:
+        target: the model to sample from: a Hugging Face causal LM (batch size 1) or a callable
+            ``f(prefix (T,) int64) -> (V,)`` log-probs / logits.
+        draft: the draft model, same kind of object and vocabulary.
+        input_ids: (T,) or (1, T) prompt token ids (list, numpy or torch).
+        max_new_tokens: number of tokens to generate (fewer only if ``eos_token_id`` appears).
+        budget: draft tree size K (Sec. 3.1; the paper sweeps 16 ... 2048).
+        temperature: target sampling temperature; 0 = greedy (output = target's greedy decoding).
+        top_p: target nucleus mass in (0, 1].
+        seed: seed of the numpy generator that draws the target samples.
+        max_depth, max_expand, branch_width, decay, min_logprob: tree construction, see
+            :func:`specexec.build_tree` (reference code: 32, 128, 16-32, 0.95, none).
+        eos_token_id: stop after this token (default: never stop early).
+
+    Returns:
+        ``(tokens, stats)``: the new tokens only, in the input's type ((n,) or (1, n); numpy for
+        lists), and a dict with ``new_tokens``, ``target_calls``, ``tokens_per_call`` (mean
+        tokens emitted per target pass, the paper's "generation rate"), ``accepted_per_call``
+        (list), ``draft_calls``, ``draft_tokens``, ``tree_size`` / ``tree_depth`` (means),
+        ``draft_time_s``, ``target_time_s``, ``wall_time_s``.
+
+    >>> from specexec import MarkovLM
+    >>> lm = MarkovLM.random(vocab_size=5, seed=0)
+    >>> tokens, stats = specexec_generate(lm, lm, [0], 8, budget=4, temperature=0)
+    >>> tokens.shape, stats["target_calls"] < 8
+    ((8,), True)
+    """
+    max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
+        max_new_tokens, temperature, top_p, seed, eos_token_id
+    )
+    budget = _check_int("budget", budget, 1)
+    prompt, wrap = _as_prompt(input_ids)
+    t_start = time.perf_counter()
+    tgt = make_session(target, prompt)
+    dft = make_session(draft, prompt)
+    out: list[int] = []
+    bstats = BuildStats()
+    per_call: list[int] = []
+    sizes: list[int] = []
+    depths: list[int] = []
+    t_draft = t_target = 0.0
+    vocab_checked = False
+    while len(out) < max_new_tokens:
+        t0 = time.perf_counter()
+        tree = build_tree(
+            dft.score,
+            np.asarray(tgt.seq),
+            budget,
+            max_depth=max_depth,
+            max_expand=max_expand,
+            branch_width=branch_width,
+            decay=decay,
+            min_logprob=min_logprob,
+            stats=bstats,
+        )
+        t1 = time.perf_counter()
+        logits = tgt.score(tree, np.arange(-1, len(tree)))  # (N+1, V)
+        if not vocab_checked:
+            _check_vocab(int(logits.shape[-1]), None)
+            vocab_checked = True
+        acc_tokens, extra, acc_ids = validate_tree(tree, logits, temperature, top_p, rng)
+        t2 = time.perf_counter()
+        new = [int(t) for t in acc_tokens] + [int(extra)]
+        tgt.commit(new, acc_ids)
+        dft.commit(new, acc_ids)
+        t_draft += t1 - t0
+        t_target += t2 - t1
+        out.extend(new)
+        per_call.append(len(new))
+        sizes.append(len(tree))
+        depths.append(tree.depth)
+        if eos_token_id is not None and eos_token_id in new:
+            break
+    out = _finish(out, max_new_tokens, eos_token_id)
+    stats = {
+        "new_tokens": len(out),
+        "target_calls": len(per_call),
+        "tokens_per_call": float(np.mean(per_call)),
+        "accepted_per_call": per_call,
+        "draft_calls": bstats.draft_calls,
+        "draft_tokens": bstats.draft_tokens,
+        "tree_size": float(np.mean(sizes)),
+        "tree_depth": float(np.mean(depths)),
+        "draft_time_s": t_draft,
+        "target_time_s": t_target,
+        "wall_time_s": time.perf_counter() - t_start,
+    }
+    return wrap(out), stats
+
+
+def _chain_tree(tokens) -> DraftTree:
+    n = len(tokens)
+    return DraftTree.from_parents(tokens=tokens, parents=np.arange(n) - 1)
+
+
+def chain_speculative_generate(
+    target,
+    draft,
+    input_ids,
+    max_new_tokens,
+    *,
+    gamma=4,
+    temperature=1.0,
+    top_p=1.0,
+    seed=None,
+    eos_token_id=None,
+):
+    """Chain speculative decoding (one sampled draft of ``gamma`` tokens per target pass).
+
+    The draft samples ``gamma`` tokens from its warped distribution q; the target scores them in
+    one pass and accepts each with probability min(1, p/q), resamples a rejected one from the
+    normalised residual max(p - q, 0), and adds one target token when all are accepted
+    (Leviathan et al. 2023, Chen et al. 2023). Exact for the target's warped distribution;
+    ``temperature=0`` gives the target's greedy decoding. Arguments and ``stats`` as
+    :func:`specexec_generate` (``tree_size`` = gamma).
+    """
+    max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
+        max_new_tokens, temperature, top_p, seed, eos_token_id
+    )
+    gamma = _check_int("gamma", gamma, 1)
+    prompt, wrap = _as_prompt(input_ids)
+    t_start = time.perf_counter()
+    tgt = make_session(target, prompt)
+    dft = make_session(draft, prompt)
+    out: list[int] = []
+    per_call: list[int] = []
+    draft_calls = 0
+    t_draft = t_target = 0.0
+    while len(out) < max_new_tokens:
+        t0 = time.perf_counter()
+        toks: list[int] = []
+        qs: list[np.ndarray] = []
+        for j in range(gamma):
+            tree = _chain_tree(toks)
+            row = dft.score(tree, [ROOT if j == 0 else j - 1])[0]
+            draft_calls += 1
+            q = warp_probs(row_to_numpy(row), temperature, top_p)
+            qs.append(q)
+            toks.append(sample_index(q, rng) if temperature > 0 else int(np.argmax(q)))
+        tree = _chain_tree(toks)
+        t1 = time.perf_counter()
+        logits = tgt.score(tree, np.arange(-1, gamma))  # (gamma + 1, V)
+        _check_vocab(int(logits.shape[-1]), int(qs[0].shape[0]))
+        new: list[int] = []
+        for j in range(gamma):
+            p = warp_probs(row_to_numpy(logits[j]), temperature, top_p)
+            q, x = qs[j], toks[j]
+            if temperature == 0:
+                ok = int(np.argmax(p)) == x
+            else:
+                ok = rng.random() * q[x] < p[x]  # accept with prob min(1, p/q)
+            if not ok:
+                if temperature == 0:
+                    new.append(int(np.argmax(p)))
+                else:
+                    resid = np.maximum(p - q, 0.0)
+                    new.append(sample_index(resid if resid.sum() > 0 else p, rng))
+                break
+            new.append(x)
+        else:
+            new.append(draw(logits[gamma], temperature, top_p, rng))
+        t2 = time.perf_counter()
+        n_acc = len(new) - 1
+        tgt.commit(new, list(range(n_acc)))
+        dft.commit(new, list(range(n_acc)))
+        t_draft += t1 - t0
+        t_target += t2 - t1
+        out.extend(new)
+        per_call.append(len(new))
+        if eos_token_id is not None and eos_token_id in new:
+            break
+    out = _finish(out, max_new_tokens, eos_token_id)
+    stats = {
+        "new_tokens": len(out),
+        "target_calls": len(per_call),
+        "tokens_per_call": float(np.mean(per_call)),
+        "accepted_per_call": per_call,
+        "draft_calls": draft_calls,
+        "draft_tokens": draft_calls,
+        "tree_size": float(gamma),
+        "tree_depth": float(gamma),
+        "draft_time_s": t_draft,
+        "target_time_s": t_target,
+        "wall_time_s": time.perf_counter() - t_start,
+    }
+    return wrap(out), stats
+
+
+def autoregressive_generate(
+    target, input_ids, max_new_tokens, *, temperature=1.0, top_p=1.0, seed=None, eos_token_id=None
+):
+    """Plain decoding: one target forward (KV-cached) per token. Same sampling rule and ``stats``
+    keys as :func:`specexec_generate` (``tokens_per_call`` = 1, no draft)."""
+    max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
+        max_new_tokens, temperature, top_p, seed, eos_token_id
+    )
+    prompt, wrap = _as_prompt(input_ids)
+    t_start = time.perf_counter()
+    tgt = make_session(target, prompt)
+    empty = DraftTree.empty()
+    out: list[int] = []
+    while len(out) < max_new_tokens:
+        logits = tgt.score(empty, [ROOT])
+        y = draw(logits[0], temperature, top_p, rng)
+        tgt.commit([y])
+        out.append(y)
+        if eos_token_id is not None and y == eos_token_id:
+            break
+    wall = time.perf_counter() - t_start
+    stats = {
+        "new_tokens": len(out),
+        "target_calls": len(out),
+        "tokens_per_call": 1.0,
+        "accepted_per_call": [1] * len(out),
+        "draft_calls": 0,
+        "draft_tokens": 0,
+        "tree_size": 0.0,
+        "tree_depth": 0.0,
+        "draft_time_s": 0.0,
+        "target_time_s": wall,
+        "wall_time_s": wall,
+    }
+    return wrap(out), stats

@@ -1,0 +1,237 @@
+"""Model adapters: Hugging Face causal LMs (tree attention, pruned KV caches) and plain callables.
+
+SpecExec (https://arxiv.org/abs/2406.02532), Sec. 3 and App. (implementation): a whole draft tree
+is scored in one forward by appending its nodes after the prefix with a 4-D attention mask
+(node -> prefix, ancestors, itself) and explicit position ids ``P - 1 + depth``; after
+verification both KV caches are pruned to prefix + accepted path by a gather over
+non-contiguous positions (not a suffix crop).
+
+Two kinds of model are accepted wherever a ``target`` / ``draft`` is expected:
+
+* a Hugging Face causal LM (``transformers.PreTrainedModel``, batch size 1) whose attention takes
+  a custom 4-D additive mask and ``position_ids`` (Llama, Mistral, Qwen2, ... with eager or sdpa
+  attention; transformers >= 4.46 passes a 4-D mask through unchanged);
+* a callable ``model(prefix) -> (V,)`` next-token log-probabilities (or logits) given a (T,)
+  int64 numpy prefix, e.g. :class:`specexec.MarkovLM`. Slow (one call per node) but exact, for
+  statistical tests with tabular toy models.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from .tree import ROOT, DraftTree
+
+
+def is_hf_model(model) -> bool:
+    """True for a torch ``nn.Module`` with a ``config`` (a Hugging Face model), without importing torch."""
+    return hasattr(model, "config") and hasattr(model, "parameters") and hasattr(model, "forward")
+
+
+def prune_cache(cache, keep) -> None:
+    """Keep only positions ``keep`` (sorted, any subset) of every layer of a ``DynamicCache``, in place.
+
+    Works across transformers versions: ``cache.layers[i].keys/values`` (>= 4.56) and the older
+    ``cache.key_cache/value_cache`` lists.
+
+    Args:
+        cache: a ``transformers.DynamicCache`` holding (B, heads, T, head_dim) tensors per layer.
+        keep: (T',) positions to keep, in order (torch or numpy integer array, or list).
+    """
+    import torch
+
+    layers = getattr(cache, "layers", None)
+    if layers is not None:
+        for layer in layers:
+            keys = getattr(layer, "keys", None)
+            if keys is None or keys.numel() == 0:
+                continue
+            idx = torch.as_tensor(np.asarray(keep, dtype=np.int64), device=keys.device)
+            layer.keys = keys.index_select(-2, idx)
+            layer.values = layer.values.index_select(-2, idx)
+        return
+    if hasattr(cache, "key_cache"):  # transformers <= 4.55
+        for i, k in enumerate(cache.key_cache):
+            if k is None or k.numel() == 0:
+                continue
+            idx = torch.as_tensor(np.asarray(keep, dtype=np.int64), device=k.device)
+            cache.key_cache[i] = k.index_select(-2, idx)
+            cache.value_cache[i] = cache.value_cache[i].index_select(-2, idx)
+        if hasattr(cache, "_seen_tokens"):
+            cache._seen_tokens = len(keep)
+        return
+    raise TypeError(f"cannot prune a cache of type {type(cache).__name__}")
+
+
+def cache_length(cache) -> int:
+    """Number of cached positions (0 for a fresh cache)."""
+    return int(cache.get_seq_length()) if cache is not None else 0
+
+
+class LMSession:
+    """One model following a growing sequence; scores tree nodes below its last token.
+
+    The committed sequence is ``seq``; the last token of ``seq`` is the root of the current tree.
+    Implementations may cache context (HF: a KV cache holding at most ``seq[:-1]`` plus the
+    tree nodes fed since the last commit).
+    """
+
+    def __init__(self, model, seq):
+        self.model = model
+        self.seq: list[int] = [int(t) for t in seq]
+
+    def score(self, tree: DraftTree, node_ids) -> object:
+        """(len(node_ids), V) next-token logits after the path to each node (-1 = root).
+
+        Every ancestor of a requested node must have been requested before (or in the same call,
+        listed earlier) since the last :meth:`commit`.
+        """
+        raise NotImplementedError
+
+    def commit(self, new_tokens, fed_path=()) -> None:
+        """Append ``new_tokens`` to ``seq``. ``fed_path`` = tree node ids, in path order, whose
+        tokens are ``new_tokens[:len(fed_path)]`` and that were scored (their cache is kept)."""
+        raise NotImplementedError
+
+
+class CallableSession(LMSession):
+    """A plain callable ``f(prefix (T,) int64) -> (V,)`` log-probs or logits; no caching."""
+
+    def score(self, tree, node_ids):
+        seq = np.asarray(self.seq, dtype=np.int64)
+        rows = []
+        for node in np.asarray(node_ids, dtype=np.int64).tolist():
+            ctx = seq if node == ROOT else np.concatenate([seq, tree.path_tokens(node)])
+            out = self.model(ctx)
+            if hasattr(out, "detach"):
+                out = out.detach().float().cpu().numpy()
+            out = np.asarray(out, dtype=np.float64).reshape(-1)
+            rows.append(out)
+        if len({r.shape[0] for r in rows}) > 1:
+            raise ValueError("model returned rows of different vocabulary sizes")
+        return np.stack(rows) if rows else np.zeros((0, 0))
+
+    def commit(self, new_tokens, fed_path=()):
+        self.seq.extend(int(t) for t in new_tokens)
+
+
+class HFSession(LMSession):
+    """A Hugging Face causal LM with a ``DynamicCache`` and tree attention (4-D mask, position ids).
+
+    Cache layout between commits: ``[0, c)`` committed positions (``c <= len(seq) - 1`` before the
+    root is fed), then one slot per tree node fed since the last commit, in feeding order.
+    """
+
+    def __init__(self, model, seq):
+        super().__init__(model, seq)
+        from transformers import DynamicCache
+
+        self.cache = DynamicCache()
+        self.committed = 0  # cached positions that belong to seq
+        self.slots: dict[int, int] = {}  # node id -> cache position
+        self.device = next(model.parameters()).device
+        self.dtype = next(model.parameters()).dtype
+        self.forwards = 0
+        # transformers >= 5.2x renamed `past_key_values` to `cache`
+        params = inspect.signature(model.forward).parameters
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+
+    def score(self, tree, node_ids):
+        import torch
+
+        node_ids = [int(i) for i in np.asarray(node_ids, dtype=np.int64).tolist()]
+        L = len(self.seq)
+        past = cache_length(self.cache)
+        # uncommitted prefix tokens first (they include the root on the first call of a tree)
+        pre = self.seq[self.committed :] if self.committed < L else []
+        if ROOT in node_ids and not pre:
+            raise RuntimeError("the root is already cached; its logits are gone (internal error)")
+        nodes = [i for i in node_ids if i != ROOT]
+        n_in = len(pre) + len(nodes)
+        if n_in == 0:
+            raise ValueError("nothing to score")
+        kv = past + n_in
+        allowed = np.zeros((n_in, kv), dtype=bool)
+        # prefix rows: causal over committed positions [0, L)
+        base = self.committed
+        for r in range(len(pre)):
+            allowed[r, : base + r + 1] = True
+        # node rows: all of seq (positions [0, L)), ancestors' slots, itself
+        new_slot = {}
+        for j, node in enumerate(nodes):
+            r = len(pre) + j
+            allowed[r, :L] = True
+            p = int(tree.parents[node])
+            while p != ROOT:
+                s = self.slots.get(p, new_slot.get(p))
+                if s is None:
+                    raise RuntimeError(f"ancestor {p} of node {node} was never scored")
+                allowed[r, s] = True
+                p = int(tree.parents[p])
+            slot = past + r
+            allowed[r, slot] = True
+            new_slot[node] = slot
+        if pre and self.committed + len(pre) != L:
+            raise RuntimeError("cache layout broken (internal error)")
+        if pre and past != self.committed:
+            raise RuntimeError("uncommitted tree slots present while prefix is uncached")
+        pos = [self.committed + r for r in range(len(pre))]
+        pos += [L - 1 + int(tree.depths[i]) for i in nodes]
+        toks = pre + [int(tree.tokens[i]) for i in nodes]
+        ids = torch.tensor([toks], dtype=torch.long, device=self.device)
+        position_ids = torch.tensor([pos], dtype=torch.long, device=self.device)
+        mask = torch.zeros((1, 1, n_in, kv), dtype=self.dtype, device=self.device)
+        mask.masked_fill_(
+            ~torch.from_numpy(allowed).to(self.device)[None, None], torch.finfo(self.dtype).min
+        )
+        out = self.model(
+            input_ids=ids,
+            attention_mask=mask,
+            position_ids=position_ids,
+            use_cache=True,
+            **{self._cache_kw: self.cache},
+        )  # the DynamicCache is updated in place
+        self.forwards += 1
+        logits = out.logits[0]  # (n_in, V)
+        if pre:
+            self.committed = L
+        self.slots.update(new_slot)
+        rows = []
+        for i in node_ids:
+            rows.append(len(pre) - 1 if i == ROOT else len(pre) + nodes.index(i))
+        return logits[torch.tensor(rows, device=logits.device)]
+
+    def commit(self, new_tokens, fed_path=()):
+        L = len(self.seq)
+        keep_slots = []
+        for node in fed_path:
+            s = self.slots.get(int(node))
+            if s is None:
+                break
+            keep_slots.append(s)
+        self.seq.extend(int(t) for t in new_tokens)
+        # never cache the new root: its logits are needed by the next pass
+        keep_slots = keep_slots[: max(0, len(self.seq) - 1 - self.committed)]
+        keep = list(range(self.committed)) + keep_slots
+        if self.committed != L and keep_slots:
+            raise RuntimeError("cannot keep tree slots without the root cached (internal error)")
+        if len(keep) != cache_length(self.cache) or keep_slots != list(
+            range(self.committed, self.committed + len(keep_slots))
+        ):
+            prune_cache(self.cache, keep)
+        self.committed = len(keep)
+        self.slots = {}
+
+
+def make_session(model, seq) -> LMSession:
+    """Wrap ``model`` (HF causal LM or callable) in the matching :class:`LMSession`."""
+    if is_hf_model(model):
+        return HFSession(model, seq)
+    if callable(model):
+        return CallableSession(model, seq)
+    raise TypeError(
+        f"model must be a Hugging Face causal LM or a callable prefix -> log-probs, "
+        f"got {type(model).__name__}"
+    )

@@ -1,0 +1,98 @@
+"""Target-side sampling rules shared by every generator: temperature, nucleus (top-p), greedy.
+
+SpecExec (Svirschevski et al., NeurIPS 2024, https://arxiv.org/abs/2406.02532), Sec. 3: every
+token that leaves a verification pass is one independent draw from the target's *warped*
+distribution, so the warp below defines exactly which distribution the generators reproduce.
+It matches Hugging Face's ``TemperatureLogitsWarper`` followed by ``TopPLogitsWarper``: divide
+the logits by the temperature, then keep the smallest set of most probable tokens whose mass
+reaches ``top_p`` (at least one token). ``temperature=0`` is greedy decoding (the arg-max, first
+index on ties).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def check_sampling_args(temperature: float, top_p: float) -> tuple[float, float]:
+    """Validate and normalise ``temperature`` and ``top_p`` (raise ``ValueError`` naming them)."""
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)):
+        raise TypeError(f"temperature must be a float, got {type(temperature).__name__}")
+    if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)):
+        raise TypeError(f"top_p must be a float, got {type(top_p).__name__}")
+    temperature, top_p = float(temperature), float(top_p)
+    if not math.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be finite and >= 0, got {temperature}")
+    if not math.isfinite(top_p) or not 0.0 < top_p <= 1.0:
+        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+    return temperature, top_p
+
+
+def warp_probs(logits, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
+    """Probabilities of the warped distribution a generator samples from.
+
+    Args:
+        logits: (..., V) logits or log-probabilities (any additive constant per row is fine);
+            ``-inf`` marks impossible tokens.
+        temperature: 0 = greedy (one-hot arg-max), otherwise logits are divided by it.
+        top_p: nucleus mass in (0, 1]; 1 keeps every token.
+
+    Returns:
+        (..., V) float64 probabilities, each row summing to 1.
+
+    >>> warp_probs(np.log([0.5, 0.3, 0.2]), top_p=0.7).round(3).tolist()
+    [0.625, 0.375, 0.0]
+    >>> warp_probs([1.0, 3.0, 2.0], temperature=0).tolist()
+    [0.0, 1.0, 0.0]
+    """
+    x = np.asarray(logits, dtype=np.float64)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"logits must have a non-empty last (vocabulary) axis, got {x.shape}")
+    if np.isnan(x).any():
+        raise ValueError("logits contain NaN")
+    if temperature == 0:
+        out = np.zeros_like(x)
+        np.put_along_axis(out, x.argmax(axis=-1)[..., None], 1.0, axis=-1)
+        return out
+    z = x / temperature
+    z = z - z.max(axis=-1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=-1, keepdims=True)
+    if top_p < 1.0:
+        order = np.argsort(-p, axis=-1, kind="stable")  # descending, ties by index
+        sorted_p = np.take_along_axis(p, order, axis=-1)
+        mass_before = np.cumsum(sorted_p, axis=-1) - sorted_p
+        keep_sorted = mass_before < top_p  # the first token is always kept
+        keep = np.zeros_like(keep_sorted)
+        np.put_along_axis(keep, order, keep_sorted, axis=-1)
+        p = np.where(keep, p, 0.0)
+        p /= p.sum(axis=-1, keepdims=True)
+    return p
+
+
+def sample_index(probs: np.ndarray, rng: np.random.Generator) -> int:
+    """One draw from a (V,) probability vector by inverse CDF (one ``rng.random()`` call)."""
+    cdf = np.cumsum(probs)
+    u = rng.random() * cdf[-1]
+    i = int(np.searchsorted(cdf, u, side="right"))
+    i = min(i, probs.shape[0] - 1)
+    while probs[i] <= 0:  # u landed exactly on a flat stretch of the CDF (probability 0)
+        i -= 1
+    return i
+
+
+def row_to_numpy(row) -> np.ndarray:
+    """A (V,) row of a numpy array or torch tensor as float64 numpy (torch is never imported)."""
+    if hasattr(row, "detach"):
+        row = row.detach().float().cpu().numpy()
+    return np.asarray(row, dtype=np.float64)
+
+
+def draw(logits_row, temperature: float, top_p: float, rng: np.random.Generator) -> int:
+    """One token from the warped distribution of a (V,) logits row; greedy uses no randomness."""
+    x = row_to_numpy(logits_row)
+    if temperature == 0:
+        return int(np.argmax(x))
+    return sample_index(warp_probs(x, temperature, top_p), rng)

@@ -1,0 +1,97 @@
+"""Tabular toy language models with exactly known output distributions (for statistical tests).
+
+SpecExec (https://arxiv.org/abs/2406.02532) claims the output distribution equals the target's
+for any draft; a Markov chain target lets tests compare empirical frequencies of generated
+sequences with the exact joint probabilities (:meth:`MarkovLM.joint_probs`).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .sampling import check_sampling_args, warp_probs
+
+
+class MarkovLM:
+    """An order-``k`` Markov language model over ``V`` tokens, usable as target or draft.
+
+    Calling it with a (T,) prefix returns (V,) next-token log-probabilities that depend on the
+    last ``k`` tokens (a prefix shorter than ``k`` is left-padded with token 0).
+
+    Args:
+        probs: (V,)*k + (V,) array of next-token probabilities, each last-axis row summing to 1.
+
+    >>> lm = MarkovLM(np.array([[0.9, 0.1], [0.2, 0.8]]))
+    >>> np.exp(lm([0, 1])).round(2).tolist()
+    [0.2, 0.8]
+    >>> lm.joint_probs([0], 2).round(3).tolist()
+    [[0.81, 0.09], [0.02, 0.08]]
+    """
+
+    def __init__(self, probs):
+        p = np.asarray(probs, dtype=np.float64)
+        if p.ndim < 2 or len(set(p.shape)) != 1:
+            raise ValueError(f"probs must have shape (V,)*k + (V,) with k >= 1, got {p.shape}")
+        if np.isnan(p).any() or (p < 0).any():
+            raise ValueError("probs must be non-negative and not NaN")
+        if not np.allclose(p.sum(-1), 1.0, atol=1e-8):
+            raise ValueError("every row of probs must sum to 1")
+        self.probs = p
+        self.order = p.ndim - 1
+        self.vocab_size = p.shape[-1]
+        with np.errstate(divide="ignore"):
+            self._logp = np.log(p)
+        self.calls = 0
+
+    @classmethod
+    def random(cls, vocab_size: int, *, order: int = 1, concentration: float = 1.0, seed=0):
+        """Rows drawn from a symmetric Dirichlet(``concentration``) (smaller = peakier)."""
+        if vocab_size < 2:
+            raise ValueError(f"vocab_size must be >= 2, got {vocab_size}")
+        if order < 1:
+            raise ValueError(f"order must be >= 1, got {order}")
+        if not concentration > 0:
+            raise ValueError(f"concentration must be > 0, got {concentration}")
+        rng = np.random.default_rng(seed)
+        shape = (vocab_size,) * order
+        p = rng.dirichlet(np.full(vocab_size, concentration), size=shape)
+        return cls(p)
+
+    def perturbed(self, noise: float, *, seed=1) -> MarkovLM:
+        """A draft-like model: ``(1 - noise) * self + noise * random`` (noise in [0, 1])."""
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be in [0, 1], got {noise}")
+        other = MarkovLM.random(self.vocab_size, order=self.order, seed=seed).probs
+        return MarkovLM((1.0 - noise) * self.probs + noise * other)
+
+    def _context(self, prefix) -> tuple[int, ...]:
+        prefix = np.asarray(prefix, dtype=np.int64).reshape(-1)
+        if prefix.size and (prefix.min() < 0 or prefix.max() >= self.vocab_size):
+            raise ValueError(f"prefix tokens must be in [0, {self.vocab_size})")
+        ctx = [0] * max(0, self.order - prefix.size) + prefix[-self.order :].tolist()
+        return tuple(ctx[-self.order :])
+
+    def __call__(self, prefix) -> np.ndarray:
+        """(V,) next-token log-probabilities after ``prefix`` ((T,) ints)."""
+        self.calls += 1
+        return self._logp[self._context(prefix)]
+
+    def joint_probs(self, prefix, n_tokens: int, temperature=1.0, top_p=1.0) -> np.ndarray:
+        """Exact (V,)*n_tokens probabilities of the next ``n_tokens`` tokens under the warped model."""
+        temperature, top_p = check_sampling_args(temperature, top_p)
+        if n_tokens < 1:
+            raise ValueError(f"n_tokens must be >= 1, got {n_tokens}")
+        v = self.vocab_size
+        out = np.zeros((v,) * n_tokens)
+        prefix = list(np.asarray(prefix, dtype=np.int64).reshape(-1))
+        for seq in itertools.product(range(v), repeat=n_tokens):
+            pr, ctx = 1.0, list(prefix)
+            for t in seq:
+                pr *= warp_probs(self._logp[self._context(ctx)], temperature, top_p)[t]
+                if pr == 0:
+                    break
+                ctx.append(t)
+            out[seq] = pr
+        return out
