@@ -1,7 +1,13 @@
-"""Reproduce the headline claims of the paper at small scale.
+"""Reproduce the claims of Faster Neighborhood Attention (NeurIPS 2024) that a CPU can check.
 
-Prints a table (claim | paper | measured | holds) and writes a JSON result that
-`tools/collect.py` gathers into docs/reproductions.md.
+Prints claim | paper | measured | holds and writes a JSON result for docs/reproductions.md.
+
+* semantics: NATTEN's windows (shifted at borders, dilation groups, causal, stride) - outputs equal
+  dense masked attention in fp64 over a random parameter sweep;
+* linear cost in N at fixed kernel (the tiled path), against dense attention's quadratic cost;
+* memory linear in N (constant per token), e.g. 2-D 128x128 k=7 under 200 MB;
+* the tile-count ("speed of light") simulation numbers of the GNA analysis;
+* the fused kernels' GPU speedups (+1759% 1-D / +958% 2-D over naive) need a GPU: gpu_check.py.
 
     python reproduce.py [--full] [--json PATH]
 """
@@ -10,30 +16,231 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import platform
+import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import natten_lite
+import torch
+import torch.nn.functional as F
+from natten_lite import masks
+from natten_lite.sim import tile_work
+
 PACKAGE = "natten-lite"
-PAPER = "TITLE (NeurIPS YEAR)"
+PAPER = "Faster Neighborhood Attention (NeurIPS 2024)"
+NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
+
+
+def _semantics(n_cases: int) -> dict:
+    rng = random.Random(0)
+    worst = 0.0
+    for c in range(n_cases):
+        n = 1 + c % 3
+        shape = [rng.randint(2, {1: 48, 2: 12, 3: 6}[n]) for _ in range(n)]
+        ks, st, di, ca = [], [], [], []
+        for L in shape:
+            k = rng.randint(2, L)
+            d = rng.randint(1, L // k)
+            ks.append(k), st.append(rng.randint(1, k)), di.append(d), ca.append(rng.random() < 0.3)
+        q = torch.randn(2, *shape, 2, 8, dtype=torch.float64)
+        k_, v = torch.randn_like(q), torch.randn_like(q)
+        m = masks.dense_mask(shape, tuple(ks), tuple(st), tuple(di), tuple(ca))
+        qh, kh, vh = (t.reshape(2, -1, 2, 8).transpose(1, 2) for t in (q, k_, v))
+        want = (
+            F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m).transpose(1, 2).reshape(q.shape)
+        )
+        for backend in ("reference", "tiled"):
+            got = NA[n](q, k_, v, tuple(ks), tuple(st), tuple(di), tuple(ca), backend=backend)
+            worst = max(worst, (got - want).abs().max().item())
+    return {
+        "claim": "NATTEN semantics (shifted windows, dilation, causal, stride): output = masked attention",
+        "paper": "exact",
+        "measured": f"max err {worst:.1e}",
+        "holds": worst < 1e-12,
+        "note": f"{n_cases} random 1-D/2-D/3-D problems, fp64, reference and tiled backends",
+    }
+
+
+def _time(fn, repeats=3) -> float:
+    fn()
+    best = math.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def _linear_cost(sizes) -> list[dict]:
+    times, dense_times = [], []
+    for s in sizes:
+        q = torch.randn(1, s, s, 4, 32)
+        k, v = torch.randn_like(q), torch.randn_like(q)
+        with torch.no_grad():
+            times.append(_time(lambda: natten_lite.na2d(q, k, v, 7, backend="tiled")))  # noqa: B023 - called within the iteration
+            if s * s <= 4096:
+                m = masks.dense_mask((s, s), 7)
+                qh, kh, vh = (t.reshape(1, -1, 4, 32).transpose(1, 2) for t in (q, k, v))
+                dense_times.append(
+                    _time(lambda: F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m))  # noqa: B023 - called within the iteration
+                )
+    growth = times[-1] / times[0]
+    n_ratio = (sizes[-1] / sizes[0]) ** 2
+    exponent = math.log(growth) / math.log(n_ratio)
+    dense_exp = math.log(dense_times[-1] / dense_times[0]) / math.log(
+        (sizes[len(dense_times) - 1] / sizes[0]) ** 2
+    )
+    i64 = sizes.index(64) if 64 in sizes else None
+    rows = [
+        {
+            "claim": "cost linear in N at fixed kernel (tiled path, 2-D k=7)",
+            "paper": "O(N k^2)",
+            "measured": f"time ~ N^{exponent:.2f} (dense: N^{dense_exp:.2f})",
+            "holds": exponent < 1.25,
+            "note": f"sides {sizes}, 4 heads, d=32, fp32, {torch.get_num_threads()} threads; "
+            f"times {[round(t * 1e3, 1) for t in times]} ms",
+        }
+    ]
+    if i64 is not None and len(dense_times) > i64:
+        ratio = dense_times[i64] / times[i64]
+        rows.append(
+            {
+                "claim": "tiled CPU path vs dense-masked SDPA, 2-D 64x64 k=7 (issue goal, not paper)",
+                "paper": ">= 10x",
+                "measured": f"{ratio:.1f}x",
+                "holds": ratio >= 10,
+                "note": f"dense {dense_times[i64] * 1e3:.1f} ms, tiled {times[i64] * 1e3:.1f} ms; "
+                "timings on a shared machine vary",
+            }
+        )
+    return rows
+
+
+def _peak_mb(side: int, backend: str) -> float:
+    code = f"""
+import torch, natten_lite
+torch.set_num_threads(2)
+q = torch.randn(1, {side}, {side}, 2, 8)
+with torch.no_grad(), _Peak():
+    natten_lite.na2d(q, q, q, 7, backend={backend!r})
+"""
+    return _run_peak(code)
+
+
+_PEAK_PRELUDE = """
+import os, threading, time
+def _rss():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+class _Peak:
+    def __enter__(self):
+        self.base = self.peak = _rss()
+        self.stop = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+        return self
+    def _run(self):
+        while not self.stop:
+            self.peak = max(self.peak, _rss())
+            time.sleep(0.0005)
+    def __exit__(self, *exc):
+        self.stop = True
+        self.t.join()
+        self.peak = max(self.peak, _rss())
+        print((self.peak - self.base) / 2**20)
+"""
+
+
+def _run_peak(code: str) -> float:
+    """Peak extra RSS (MB) of ``code`` (which uses ``with _Peak():``) in a fresh process.
+
+    Large allocations are forced to fresh mmaps (MALLOC_MMAP_THRESHOLD_) so that the resident set
+    tracks live tensors instead of reused heap.
+    """
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_PRELUDE + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return float(out.stdout.split()[-1])
+
+
+def _memory() -> dict:
+    m128 = _peak_mb(128, "reference")
+    dense_mb = (128 * 128) ** 2 / 2**20
+    return {
+        "claim": "memory O(N k^2), never O(N^2): 2-D 128x128 k=7 forward (reference)",
+        "paper": "< 200 MB",
+        "measured": f"{m128:.0f} MB",
+        "holds": m128 < 200,
+        "note": f"extra peak RSS, 2 heads, d=8; a dense bool mask alone is {dense_mb:.0f} MB",
+    }
+
+
+def _simulation() -> list[dict]:
+    cases = [
+        ("FLUX-like 2-D 256^2, k=80^2, s=16^2, tiles 16x8", ((256, 256), 80, 16, (16, 8), False), "10.2x"),
+        ("Hunyuan-like 3-D 30x48x80, k=(18,24,24), s=(16,8,8)", ((30, 48, 80), (18, 24, 24), (16, 8, 8), (2, 8, 8), False), "11.1x"),
+        ("1-D 32768, k=2048, s=256, tiles 128", ((32768,), 2048, 256, (128,), False), "16x"),
+        ("FLUX-like, s=1, multi-dim tiles 16x8 (box count)", ((256, 256), 80, 1, (16, 8), False), "7.5x (brief)"),
+        ("FLUX-like, s=1, flattened 128-token blocks", ((256, 256), 80, 1, 128, True), "3.2x (brief)"),
+    ]  # fmt: skip
+    rows = []
+    for name, (shape, k, s, tile, flat), paper in cases:
+        r = tile_work(shape, k, stride=s, q_tile_shape=tile, flatten=flat)
+        want = float(paper.split("x")[0])
+        rows.append(
+            {
+                "claim": f"tile-work bound vs dense: {name}",
+                "paper": paper,
+                "measured": f"{r['speedup_bound']:.2f}x",
+                "holds": abs(r["speedup_bound"] - want) <= 0.06 * want,
+                "note": f"FLOP bound {r['flop_bound']:.2f}x; pure-Python simulator (natten_lite.sim)",
+            }
+        )
+    return rows
 
 
 def claims(full: bool) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
-    return []
+    rows = [_semantics(60 if full else 24)]
+    rows += _linear_cost([32, 64, 128, 192] if full else [32, 64, 128])
+    rows.append(_memory())
+    rows += _simulation()
+    gpu = torch.cuda.is_available()
+    for name, paper in (("1-D", "+1759%"), ("2-D", "+958%")):
+        rows.append(
+            {
+                "claim": f"fused kernel forward speedup over naive NA, {name}",
+                "paper": paper,
+                "measured": "see gpu_check.py" if gpu else "n/a (CPU)",
+                "holds": None,
+                "note": "needs an NVIDIA GPU: run `python gpu_check.py --json out.json`; numbers in BENCHMARKS.md",
+            }
+        )
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
+    parser.add_argument("--full", action="store_true", help="larger sweep and sizes")
     parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
     args = parser.parse_args(argv)
+    torch.set_num_threads(2)
     t0 = time.perf_counter()
     rows = claims(args.full)
     seconds = time.perf_counter() - t0
-    print(f"{'claim':60s} {'paper':>16s} {'measured':>16s} holds")
+    print(f"{'claim':78s} {'paper':>14s} {'measured':>30s} holds")
     for r in rows:
-        print(f"{r['claim'][:60]:60s} {r['paper']:>16s} {r['measured']:>16s} {r['holds']}")
+        print(f"{r['claim'][:78]:78s} {r['paper']:>14s} {r['measured']:>30s} {r['holds']}")
     result = {
         "package": PACKAGE,
         "paper": PAPER,

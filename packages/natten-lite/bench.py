@@ -1,0 +1,223 @@
+"""CPU benchmark: natten-lite's tiled and reference paths against dense-masked SDPA (and flex).
+
+Ratios are measured in the same run (ratio = dense_ms / ours_ms; > 1 means faster). Times are the
+best of a few repeats (the tiled path's plan is built once per problem and cached, as a layer
+would reuse it). Peak memory (``--memory``) is the extra resident memory of one forward in a fresh
+subprocess.
+
+    python bench.py [--quick] [--memory] [--flex] [--threads 2] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import natten_lite
+import torch
+import torch.nn.functional as F
+from natten_lite import masks
+
+PACKAGE = "natten-lite"
+NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
+DENSE_MAX = 16384  # tokens; beyond that the dense mask and scores do not fit comfortably
+
+# (name, shape, kernel, heads, head_dim)
+CONFIGS = [
+    ("1d L=4096 k=63", (4096,), 63, 4, 32),
+    ("2d 32x32 k=7", (32, 32), 7, 4, 32),
+    ("2d 64x64 k=7", (64, 64), 7, 4, 32),  # the issue's goal case: tiled >= 10x dense
+    ("2d 96x96 k=7", (96, 96), 7, 4, 32),
+    ("2d 128x128 k=7", (128, 128), 7, 4, 32),
+    ("3d 16x16x16 k=5", (16, 16, 16), 5, 4, 32),
+]
+QUICK = [("2d 16x16 k=5", (16, 16), 5, 2, 16), ("1d L=256 k=15", (256,), 15, 2, 16)]
+
+
+def _best_ms(fn, repeats: int) -> float:
+    fn()
+    best = math.inf
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best * 1e3
+
+
+def _dense_fn(q, k, v, shape, kernel):
+    B, H, D = q.shape[0], q.shape[-2], q.shape[-1]
+    mask = masks.dense_mask(shape, kernel)
+    qh, kh, vh = (t.reshape(B, -1, H, D).transpose(1, 2) for t in (q, k, v))
+    return lambda: F.scaled_dot_product_attention(qh, kh, vh, attn_mask=mask)
+
+
+def _peak_mb(shape, kernel, heads, dim, method: str) -> float:
+    """Extra peak RSS (MB) of one forward in a fresh process."""
+    code = f"""
+import torch, natten_lite
+import torch.nn.functional as F
+from natten_lite import masks
+torch.set_num_threads(2)
+shape, kernel, H, D = {tuple(shape)!r}, {kernel}, {heads}, {dim}
+q = torch.randn(1, *shape, H, D); k = torch.randn_like(q); v = torch.randn_like(q)
+NA = {{1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}}[len(shape)]
+with torch.no_grad():
+    if {method!r} == "dense":
+        qh, kh, vh = (t.flatten(1, -3).transpose(1, 2) for t in (q, k, v))
+        F.scaled_dot_product_attention(qh[:, :, :64], kh[:, :, :64], vh[:, :, :64])
+        with _Peak():
+            m = masks.dense_mask(shape, kernel)
+            F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m)
+    else:
+        with _Peak():
+            NA(q, k, v, kernel, backend={method!r})
+"""
+    return _run_peak(code)
+
+
+_PEAK_PRELUDE = """
+import os, threading, time
+def _rss():
+    with open('/proc/self/statm') as f:
+        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+class _Peak:
+    def __enter__(self):
+        self.base = self.peak = _rss()
+        self.stop = False
+        self.t = threading.Thread(target=self._run, daemon=True)
+        self.t.start()
+        return self
+    def _run(self):
+        while not self.stop:
+            self.peak = max(self.peak, _rss())
+            time.sleep(0.0005)
+    def __exit__(self, *exc):
+        self.stop = True
+        self.t.join()
+        self.peak = max(self.peak, _rss())
+        print((self.peak - self.base) / 2**20)
+"""
+
+
+def _run_peak(code: str) -> float:
+    """Peak extra RSS (MB) of ``code`` (which uses ``with _Peak():``) in a fresh process.
+
+    Large allocations are forced to fresh mmaps (MALLOC_MMAP_THRESHOLD_) so that the resident set
+    tracks live tensors instead of reused heap.
+    """
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK_PRELUDE + code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return float(out.stdout.split()[-1])
+
+
+def run(configs, repeats: int, memory: bool, flex: bool) -> list[list]:
+    rows = []
+    for name, shape, kernel, heads, dim in configs:
+        g = torch.Generator().manual_seed(0)
+        q = torch.randn(1, *shape, heads, dim, generator=g)
+        k, v = torch.randn_like(q), torch.randn_like(q)
+        fn = NA[len(shape)]
+        N = math.prod(shape)
+        with torch.no_grad():
+            tiled = _best_ms(lambda: fn(q, k, v, kernel, backend="tiled"), repeats)  # noqa: B023 - called within the iteration
+            ref = _best_ms(lambda: fn(q, k, v, kernel, backend="reference"), max(1, repeats // 2))  # noqa: B023 - called within the iteration
+            dense = (
+                _best_ms(_dense_fn(q, k, v, shape, kernel), max(1, repeats // 2))
+                if N <= DENSE_MAX
+                else None
+            )
+            flex_ms = None
+            if flex:
+                try:
+                    flex_ms = _best_ms(lambda: fn(q, k, v, kernel, backend="flex"), 2)  # noqa: B023 - called within the iteration
+                except Exception as e:
+                    print(f"  flex failed on {name}: {type(e).__name__}: {e}", file=sys.stderr)
+        # forward + backward
+        qg, kg, vg = (t.clone().requires_grad_(True) for t in (q, k, v))
+
+        def fb_tiled():
+            fn(qg, kg, vg, kernel, backend="tiled").sum().backward()  # noqa: B023 - called within the iteration
+
+        fb_t = _best_ms(fb_tiled, max(1, repeats // 2))
+        fb_d = None
+        if N <= DENSE_MAX:
+            mask = masks.dense_mask(shape, kernel)
+
+            def fb_dense():
+                qh, kh, vh = (t.reshape(1, -1, heads, dim).transpose(1, 2) for t in (qg, kg, vg))  # noqa: B023 - called within the iteration
+                F.scaled_dot_product_attention(qh, kh, vh, attn_mask=mask).sum().backward()  # noqa: B023 - called within the iteration
+
+            fb_d = _best_ms(fb_dense, max(1, repeats // 2))
+        row = [
+            name,
+            round(dense, 2) if dense else None,
+            round(ref, 2),
+            round(tiled, 2),
+            f"{dense / tiled:.1f}x" if dense else "-",
+            f"{ref / tiled:.1f}x",
+            round(fb_d, 2) if fb_d else None,
+            round(fb_t, 2),
+            f"{fb_d / fb_t:.1f}x" if fb_d else "-",
+            round(flex_ms, 2) if flex_ms else None,
+        ]
+        if memory:
+            mt = _peak_mb(shape, kernel, heads, dim, "tiled")
+            md = _peak_mb(shape, kernel, heads, dim, "dense") if N <= DENSE_MAX else None
+            row += [round(md, 1) if md is not None else None, round(mt, 1)]
+        rows.append(row)
+        print(" | ".join(str(x) for x in row), flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("--quick", action="store_true", help="tiny configs (seconds)")
+    p.add_argument("--memory", action="store_true", help="also measure peak memory (subprocesses)")
+    p.add_argument(
+        "--flex", action="store_true", help="also time FlexAttention (torch.compile on CPU)"
+    )
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--json", type=Path, default=None)
+    args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    columns = [
+        "config", "dense_sdpa_ms", "reference_ms", "tiled_ms", "tiled_vs_dense", "tiled_vs_reference",
+        "fwdbwd_dense_ms", "fwdbwd_tiled_ms", "fwdbwd_tiled_vs_dense", "flex_ms",
+    ]  # fmt: skip
+    if args.memory:
+        columns += ["dense_peak_mb", "tiled_peak_mb"]
+    print(" | ".join(columns))
+    configs = QUICK if args.quick else CONFIGS
+    rows = run(configs, repeats=2 if args.quick else 5, memory=args.memory, flex=args.flex)
+    result = {
+        "package": PACKAGE,
+        "title": "neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
+        "machine": f"{torch.get_num_threads()}-thread {platform.machine()} CPU, torch {torch.__version__}",
+        "columns": columns,
+        "rows": rows,
+        "notes": "ratio = dense_ms / tiled_ms (> 1: tiled is faster); dense = SDPA with a Bool[N, N] "
+        "mask (skipped above 16384 tokens); best of repeats; heads 4, head dim 32 unless quick",
+    }
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
