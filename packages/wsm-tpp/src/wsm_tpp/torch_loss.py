@@ -96,7 +96,7 @@ class GRUIntensity(nn.Module):
         B = times.shape[0]
         prev = torch.cat([torch.zeros_like(times[:, :1]), times[:, :-1]], dim=1)
         prev_marks = torch.cat([torch.full_like(marks[:, :1], self.K), marks[:, :-1]], dim=1)
-        gaps = torch.log1p(torch.cat([torch.zeros(B, 1, dtype=times.dtype), (times - prev)[:, :-1]], 1))
+        gaps = torch.log1p(torch.cat([torch.zeros(B, 1, dtype=times.dtype), (times - prev)[:, :-1].clamp(min=0)], 1))
         x = torch.cat([self.embed(prev_marks).to(times.dtype), gaps[..., None]], dim=-1)
         self.gru.to(times.dtype)
         hidden, _ = self.gru(x)  # (B, N, H): state after events < n

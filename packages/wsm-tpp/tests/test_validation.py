@@ -1,0 +1,89 @@
+"""Bad input raises a clear error naming the argument."""
+
+import numpy as np
+import pytest
+
+from wsm_tpp import ExpHawkes, InhomogeneousPoisson, fit, log_likelihood, objective, simulate_hawkes, simulate_poisson, weight
+
+SEQ = (np.array([0.5, 1.0, 2.0]), np.array([0, 1, 0]))
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"mu": -1.0, "A": 0.5, "beta": 1.0, "T": 10.0}, "mu"),
+        ({"mu": 1.0, "A": -0.5, "beta": 1.0, "T": 10.0}, "A"),
+        ({"mu": [1.0, 1.0], "A": 0.5, "beta": 1.0, "T": 10.0}, "A"),
+        ({"mu": 1.0, "A": 0.5, "beta": 0.0, "T": 10.0}, "beta"),
+        ({"mu": 1.0, "A": 0.5, "beta": 1.0, "T": np.nan}, "T"),
+        ({"mu": np.nan, "A": 0.5, "beta": 1.0, "T": 1.0}, "mu"),
+    ],
+)
+def test_simulate_hawkes_bad_args(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        simulate_hawkes(**kwargs)
+
+
+def test_simulate_bad_kernel_and_rate():
+    with pytest.raises(ValueError, match="kernel"):
+        simulate_hawkes(1.0, 0.5, 1.0, 10.0, kernel="gauss")
+    with pytest.raises(ValueError, match="rate_max"):
+        simulate_poisson(lambda t: 5 + 0 * t, 10.0, rate_max=1.0, rng=0)
+    with pytest.raises(ValueError, match="rate"):
+        simulate_poisson(-1.0, 10.0)
+
+
+@pytest.mark.parametrize(
+    "seqs,match",
+    [
+        ([], "empty"),
+        ([(np.array([1.0, 0.5]), np.array([0, 0]))], "increasing"),
+        ([(np.array([1.0, np.nan]), np.array([0, 0]))], "NaN"),
+        ([(np.array([1.0, 2.0]), np.array([0]))], "shape"),
+        ([(np.array([1.0, 2.0]), np.array([0, -1]))], "marks"),
+        ([(np.array([[1.0, 2.0]]), np.array([[0, 0]]))], "1-D"),
+        ([(np.array([1.0, 20.0]), np.array([0, 0]))], "after T"),
+        ([(np.array([]), np.array([], dtype=int))], "no events"),
+    ],
+)
+def test_fit_bad_sequences(seqs, match):
+    with pytest.raises(ValueError, match=match):
+        fit(seqs, "awsm", model=ExpHawkes(1, beta=1.0), T=10.0)
+
+
+def test_fit_bad_options():
+    with pytest.raises(ValueError, match="method"):
+        fit([SEQ], "xyz", T=10.0)
+    with pytest.raises(ValueError, match="weight"):
+        fit([SEQ], "awsm", weight="triangle", T=10.0)
+    with pytest.raises(ValueError, match="T"):
+        fit([SEQ], "awsm", T=-1.0)
+    with pytest.raises(ValueError, match="T"):
+        fit([SEQ, SEQ], "awsm", T=[10.0, 10.0, 10.0])
+    with pytest.raises(ValueError, match="marks must be < K"):
+        fit([SEQ], "awsm", model=ExpHawkes(1, beta=1.0), T=10.0)
+    with pytest.raises(ValueError, match="mark_coef"):
+        fit([SEQ], "awsm", T=10.0, mark_coef=-1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        fit([SEQ], "dsm", T=10.0, sigma=0.0)
+    with pytest.raises(TypeError, match="seqs"):
+        fit("not a list", "awsm", T=10.0)
+
+
+def test_models_bad_args():
+    with pytest.raises(ValueError, match="K"):
+        ExpHawkes(0)
+    with pytest.raises(ValueError, match="beta"):
+        ExpHawkes(1, beta=-2.0)
+    with pytest.raises(ValueError, match="mu"):
+        ExpHawkes(2, mu=[1.0])
+    with pytest.raises(ValueError, match="basis"):
+        InhomogeneousPoisson(-1)
+    with pytest.raises(ValueError, match="set"):
+        ExpHawkes(1).intensity([1.0], SEQ)
+    with pytest.raises(ValueError, match="not set"):
+        log_likelihood(ExpHawkes(1), [SEQ], T=10.0)
+    with pytest.raises(ValueError, match="weight"):
+        weight([1.0], [0.0], 2.0, "bogus")
+    with pytest.raises(ValueError, match="method"):
+        objective(ExpHawkes(2, beta=1.0, mu=[1, 1], A=np.eye(2)), [SEQ], "em", T=10.0)
