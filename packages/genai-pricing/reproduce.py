@@ -220,7 +220,7 @@ def claim_statics(n, rng):
         "paper": "(brief check 6)",
         "measured": f"m=2: {res[2]}/{n}; m=3: {res[3]}/{n}",
         "holds": res[2] == n,
-        "note": "provable for m=2; for m>=3 B may switch to a piece that takes more of A's tasks",
+        "note": "kappa_min x 0.7; holds at every p_A: only B's take-all piece gets worse",
     }
 
 

@@ -122,14 +122,23 @@ def test_figure2_piecewise_revenue():
     assert br.revenue_B - rev.max() < 1e-2
 
 
-def test_comparative_statics_two_tasks():
-    """Lowering kappa on A's strong task (A better there) weakly raises A's optimal revenue."""
+def test_comparative_statics():
+    """Lowering kappa on A's strong task (A better there) weakly raises A's revenue, at every
+    first-mover price (only B's take-all piece gets worse) and hence at the optimum."""
     rng = np.random.default_rng(5)
-    for _ in range(15):
-        d = gp.ExponentialDemand(rng.uniform(1, 10, 2), rng.uniform(0.5, 2))
-        k1 = rng.uniform(0.5, 2)
-        revs = [gp.first_mover_price([k1, k1 * r], d).revenue_A for r in np.linspace(0.95, 0.05, 8)]
-        assert np.all(np.diff(revs) >= -1e-9 * max(revs[-1], 1))
+    prices = np.linspace(0.01, 10, 500)
+    for m in (2, 3, 4):
+        for _ in range(4):
+            d = gp.ExponentialDemand(rng.uniform(1, 10, m), rng.uniform(0.5, 2))
+            kappa = np.sort(rng.uniform(0.5, 2, m))[::-1]
+            revs, opts = [], []
+            for f in np.linspace(1.0, 0.05, 6):
+                k = kappa.copy()
+                k[-1] *= f
+                revs.append(gp.simulate_market(k, d, prices).revenue_A)
+                opts.append(gp.first_mover_price(k, d, grid=1024).revenue_A)
+            assert np.all(np.diff(np.array(revs), axis=0) >= -1e-9)
+            assert np.all(np.diff(opts) >= -1e-9 * max(opts[-1], 1))
 
 
 def test_simulate_market_matches_pointwise_best_response():
@@ -142,6 +151,15 @@ def test_simulate_market_matches_pointwise_best_response():
         br = gp.best_response(pa, kappa, d)
         assert out.p_B[i] == br.p_B and out.revenue_B[i] == br.revenue_B
         np.testing.assert_array_equal(out.won_by_B[i], br.tasks_won)
+
+
+def test_plain_callable_is_wrapped():
+    d = gp.ExponentialDemand([3.0, 1.0], 1.0)
+    br = gp.best_response(1.0, [2.0, 0.5], lambda p: d(p))
+    ref = gp.best_response(1.0, [2.0, 0.5], d)
+    assert br.revenue_B == pytest.approx(ref.revenue_B, rel=1e-4)
+    with pytest.raises(TypeError, match="demand"):
+        gp.best_response(1.0, [1.0, 2.0], "exp")
 
 
 def test_callable_demand_solver_paths_agree():

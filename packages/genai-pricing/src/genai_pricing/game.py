@@ -63,6 +63,10 @@ class MarketOutcome(NamedTuple):
 
 
 def _check_demand(demand, m: int) -> Demand:
+    if callable(demand) and not isinstance(demand, Demand):
+        from .demand import CallableDemand
+
+        demand = CallableDemand(demand)  # a plain vectorised f(p) -> (n, m)
     if not isinstance(demand, Demand):
         raise TypeError(
             "demand must be a Demand (ExponentialDemand, LinearDemand, CallableDemand), "
