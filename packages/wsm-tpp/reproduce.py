@@ -27,7 +27,7 @@ def _est(res) -> np.ndarray:
     return np.concatenate([res.params["mu"], res.params["A"].ravel()])
 
 
-def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None) -> list[dict]:
+def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None, n_pois: int | None = None) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
     n_uni = n_uni or (1000 if full else 200)
     n_biv = n_biv or (1000 if full else 300)
@@ -88,7 +88,7 @@ def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None) -> li
     rows.append(dict(claim="bivariate Hawkes: MAE(ASM) >= 5 x MAE(MLE)", paper="ASM fails",
                      measured=f"{mae2['asm']:.4f} vs {mae2['mle']:.4f}", holds=mae2["asm"] >= 5 * mae2["mle"], note=note2))
     # 4. Poisson: AWSM closed-form minimiser sum h' / sum h vs MLE N / T
-    n_p = 2000 if full else 500
+    n_p = n_pois or (2000 if full else 500)
     pseqs = [simulate_poisson(2.0, 10.0, rng=30_000 + i) for i in range(n_p)]
     pev = prepare(pseqs, 10.0, 1)
     ph, pdh = weight(pev.t, pev.tprev, pev.tend)

@@ -9,6 +9,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 def test_reproduce_claims_run(tmp_path):
     import reproduce
 
-    rows = reproduce.claims(False, n_uni=20, n_biv=20)
+    rows = reproduce.claims(False, n_uni=20, n_biv=20, n_pois=50)
     assert len(rows) == 9
     assert all({"claim", "paper", "measured", "holds", "note"} <= set(r) for r in rows)
