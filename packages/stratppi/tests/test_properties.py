@@ -78,7 +78,7 @@ def test_bad_inputs_raise_clear_errors(d):
     with pytest.raises(ValueError, match="alpha"):
         sp.stratppi_mean_ci(*args, alpha=1.5)
     with pytest.raises(ValueError, match="alternative"):
-        sp.stratppi_mean_ci(*args, alternative="less")
+        sp.stratppi_mean_ci(*args, alternative="lower")
     with pytest.raises(ValueError, match="strata has length"):
         sp.stratppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, d.strata[:-1], d.strata_unlabeled)
     with pytest.raises(TypeError, match="strata_unlabeled"):
@@ -175,3 +175,20 @@ def test_invariant_to_row_order_and_label_names(d):
         d.Y, d.Yhat, d.Yhat_unlabeled, -d.strata, -d.strata_unlabeled
     )  # slow path
     np.testing.assert_allclose(neg, base, rtol=1e-12)
+
+
+def test_scipy_alternative_aliases(d):
+    """'greater' / 'less' (scipy's spelling) are aliases of ppi_py's 'larger' / 'smaller'."""
+    args = (d.Y, d.Yhat, d.Yhat_unlabeled, d.strata, d.strata_unlabeled)
+    for alias, name in (("greater", "larger"), ("less", "smaller")):
+        assert sp.stratppi_mean_ci(*args, alternative=alias) == sp.stratppi_mean_ci(
+            *args, alternative=name
+        )
+        assert sp.ppi_mean_ci(d.Y, d.Yhat, d.Yhat_unlabeled, alternative=alias) == sp.ppi_mean_ci(
+            d.Y, d.Yhat, d.Yhat_unlabeled, alternative=name
+        )
+        assert sp.stratppi_mean_pval(*args, null=0.5, alternative=alias) == sp.stratppi_mean_pval(
+            *args, null=0.5, alternative=name
+        )
+    lo, hi = sp.stratppi_mean_ci(*args, alternative="greater")
+    assert np.isinf(hi) and np.isfinite(lo)

@@ -89,9 +89,19 @@ def check_alpha(alpha) -> float:
     return a
 
 
+# scipy.stats spellings accepted as aliases of ppi_py's / statsmodels' names
+_ALTERNATIVE_ALIASES = {"greater": "larger", "less": "smaller"}
+
+
 def check_alternative(alternative) -> str:
+    """Validate `alternative`; "greater" / "less" (scipy's names) map to "larger" / "smaller"."""
+    if isinstance(alternative, str):
+        alternative = _ALTERNATIVE_ALIASES.get(alternative, alternative)
     if alternative not in ALTERNATIVES:
-        raise ValueError(f"alternative must be one of {ALTERNATIVES}, got {alternative!r}")
+        raise ValueError(
+            f"alternative must be one of {ALTERNATIVES} (or 'greater' / 'less'), "
+            f"got {alternative!r}"
+        )
     return alternative
 
 
