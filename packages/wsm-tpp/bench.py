@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from wsm_tpp import ExpHawkes, fit, objective, simulate_hawkes
 
 
@@ -28,8 +27,13 @@ def _naive_awsm(model, seqs, T):
             hist = (times[:n], marks[:n])
             tprev = times[n - 1] if n else 0.0
             d = 1e-4 * min(t - tprev, 1.0)
-            lam = lambda s, hist=hist: model.intensity([s], hist).sum()  # noqa: E731
-            psi = lambda s, lam=lam: (np.log(lam(s + d)) - np.log(lam(s - d))) / (2 * d) - lam(s)  # noqa: E731
+
+            def lam(s, hist=hist):
+                return model.intensity([s], hist).sum()
+
+            def psi(s, lam=lam, d=d):
+                return (np.log(lam(s + d)) - np.log(lam(s - d))) / (2 * d) - lam(s)
+
             p, dp = psi(t), (psi(t + d) - psi(t - d)) / (2 * d)
             h, dh = min(t - tprev, T - t), (1.0 if t - tprev <= T - t else -1.0)
             total += 0.5 * h * p**2 + h * dp + dh * p
@@ -59,12 +63,21 @@ def main(argv: list[str] | None = None) -> int:
         seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=i) for i in range(n)]
         ours = _time(lambda seqs=seqs: objective(model, seqs, "awsm", T=T))
         naive = _time(lambda seqs=seqs: _naive_awsm(model, seqs, T), repeat=1)
-        rows.append([f"AWSM objective, {n} seqs", round(ours, 2), round(naive, 2), f"{naive / ours:.0f}x"])
+        rows.append(
+            [f"AWSM objective, {n} seqs", round(ours, 2), round(naive, 2), f"{naive / ours:.0f}x"]
+        )
     n = 30 if args.quick else 200
     seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=i) for i in range(n)]
     t_awsm = _time(lambda: fit(seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
     t_mle = _time(lambda: fit(seqs, "mle", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
-    rows.append([f"fit AWSM vs fit MLE (exact compensator), {n} seqs", round(t_awsm, 1), round(t_mle, 1), f"{t_mle / t_awsm:.2f}x"])
+    rows.append(
+        [
+            f"fit AWSM vs fit MLE (exact compensator), {n} seqs",
+            round(t_awsm, 1),
+            round(t_mle, 1),
+            f"{t_mle / t_awsm:.2f}x",
+        ]
+    )
     print(f"{'config':58s} {'ours_ms':>10s} {'baseline_ms':>12s} ratio")
     for r in rows:
         print(f"{r[0]:58s} {r[1]:>10} {r[2]:>12} {r[3]}")

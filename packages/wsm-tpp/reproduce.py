@@ -15,8 +15,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from wsm_tpp import ExpHawkes, InhomogeneousPoisson, fit, objective, simulate_hawkes, simulate_poisson, weight
+from wsm_tpp import (
+    ExpHawkes,
+    InhomogeneousPoisson,
+    fit,
+    simulate_hawkes,
+    simulate_poisson,
+    weight,
+)
 from wsm_tpp._data import prepare
 
 PACKAGE = "wsm-tpp"
@@ -27,7 +33,9 @@ def _est(res) -> np.ndarray:
     return np.concatenate([res.params["mu"], res.params["A"].ravel()])
 
 
-def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None, n_pois: int | None = None) -> list[dict]:
+def claims(
+    full: bool, n_uni: int | None = None, n_biv: int | None = None, n_pois: int | None = None
+) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
     n_uni = n_uni or (1000 if full else 200)
     n_biv = n_biv or (1000 if full else 300)
@@ -37,24 +45,63 @@ def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None, n_poi
     true = np.array([0.5, 0.8])
     seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=10_000 + i) for i in range(n_uni)]
     n_ev = sum(len(t) for t, _ in seqs)
-    fits = {m: fit(seqs, m, model=ExpHawkes(1, beta=2.0), T=T) for m in ("mle", "awsm", "asm", "dsm")}
-    fits["awsm-product"] = fit(seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T, weight="two_sided_product")
+    fits = {
+        m: fit(seqs, m, model=ExpHawkes(1, beta=2.0), T=T) for m in ("mle", "awsm", "asm", "dsm")
+    }
+    fits["awsm-product"] = fit(
+        seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T, weight="two_sided_product"
+    )
     mae = {m: float(np.abs(_est(r) - true).mean()) for m, r in fits.items()}
     est = {m: "(" + ", ".join(f"{v:.3f}" for v in _est(r)) + ")" for m, r in fits.items()}
-    note = (f"mu=0.5, a=0.8, beta=2 known, T=50, {n_uni} seqs ({n_ev} events); (mu, a) estimates. "
-            "Paper column: reference run quoted in the package brief (the paper reports (A)WSM ~ MLE, (A)SM failing)")
-    rows.append(dict(claim="uni Hawkes: MLE recovers (mu, a)", paper="(0.502, 0.800)",
-                     measured=f"{est['mle']} MAE {mae['mle']:.3f}", holds=mae["mle"] < 0.05, note=note))
-    rows.append(dict(claim="uni Hawkes: AWSM recovers (mu, a) like MLE", paper="(0.515, 0.805)",
-                     measured=f"{est['awsm']} MAE {mae['awsm']:.3f}", holds=mae["awsm"] < 0.05, note=note))
-    rows.append(dict(claim="uni Hawkes: ASM (h = 1) fails", paper="(~0, ~0)",
-                     measured=f"{est['asm']} MAE {mae['asm']:.3f}", holds=mae["asm"] > 0.3, note=note))
-    rows.append(dict(claim="weight ablation: h = product also consistent", paper="consistent",
-                     measured=f"{est['awsm-product']} MAE {mae['awsm-product']:.3f}",
-                     holds=mae["awsm-product"] < 0.05, note=note))
-    rows.append(dict(claim="DSM (sigma = 0.1, 4 draws) worse than AWSM", paper="DSM < AWSM",
-                     measured=f"{est['dsm']} MAE {mae['dsm']:.3f}", holds=mae["dsm"] > mae["awsm"],
-                     note="the paper shows DSM behind AWSM on deep TPPs; here it collapses like ASM"))
+    note = (
+        f"mu=0.5, a=0.8, beta=2 known, T=50, {n_uni} seqs ({n_ev} events); (mu, a) estimates. "
+        "Paper column: reference run quoted in the package brief (the paper reports (A)WSM ~ MLE, (A)SM failing)"
+    )
+    rows.append(
+        dict(
+            claim="uni Hawkes: MLE recovers (mu, a)",
+            paper="(0.502, 0.800)",
+            measured=f"{est['mle']} MAE {mae['mle']:.3f}",
+            holds=mae["mle"] < 0.05,
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="uni Hawkes: AWSM recovers (mu, a) like MLE",
+            paper="(0.515, 0.805)",
+            measured=f"{est['awsm']} MAE {mae['awsm']:.3f}",
+            holds=mae["awsm"] < 0.05,
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="uni Hawkes: ASM (h = 1) fails",
+            paper="(~0, ~0)",
+            measured=f"{est['asm']} MAE {mae['asm']:.3f}",
+            holds=mae["asm"] > 0.3,
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="weight ablation: h = product also consistent",
+            paper="consistent",
+            measured=f"{est['awsm-product']} MAE {mae['awsm-product']:.3f}",
+            holds=mae["awsm-product"] < 0.05,
+            note=note,
+        )
+    )
+    rows.append(
+        dict(
+            claim="DSM (sigma = 0.1, 4 draws) worse than AWSM",
+            paper="DSM < AWSM",
+            measured=f"{est['dsm']} MAE {mae['dsm']:.3f}",
+            holds=mae["dsm"] > mae["awsm"],
+            note="the paper shows DSM behind AWSM on deep TPPs; here it collapses like ASM",
+        )
+    )
     # 2. objective identity (consistency theorem): E[loss(theta) - loss(theta*)] = 1/2 E[h (psi - psi*)^2]
     ev = prepare(seqs, T, 1)
     h, dh = weight(ev.t, ev.tprev, ev.tend)
@@ -73,32 +120,66 @@ def claims(full: bool, n_uni: int | None = None, n_biv: int | None = None, n_poi
         se = np.bincount(ev.seq, resid, n_uni).std(ddof=1) * np.sqrt(n_uni) / ev.M
         zs.append(abs(resid.mean()) / se)
         rels.append(abs(resid.mean()) / rhs.mean())
-    rows.append(dict(claim="AWSM loss = 1/2 E[h (psi - psi*)^2] + const", paper="identity (Thm.)",
-                     measured=f"max |z| {max(zs):.2f}, rel {max(rels):.3f}", holds=max(zs) < 4,
-                     note="3 parameter points; |z| = |mean residual| / s.e. over sequences (< 4 expected)"))
+    rows.append(
+        dict(
+            claim="AWSM loss = 1/2 E[h (psi - psi*)^2] + const",
+            paper="identity (Thm.)",
+            measured=f"max |z| {max(zs):.2f}, rel {max(rels):.3f}",
+            holds=max(zs) < 4,
+            note="3 parameter points; |z| = |mean residual| / s.e. over sequences (< 4 expected)",
+        )
+    )
     # 3. bivariate exp-Hawkes
     mu2, A2 = np.array([0.3, 0.4]), np.array([[0.3, 0.2], [0.1, 0.4]])
     true2 = np.concatenate([mu2, A2.ravel()])
     seqs2 = [simulate_hawkes(mu2, A2, 2.0, T, rng=20_000 + i) for i in range(n_biv)]
-    mae2 = {m: float(np.abs(_est(fit(seqs2, m, model=ExpHawkes(2, beta=2.0), T=T)) - true2).mean())
-            for m in ("mle", "awsm", "asm")}
+    mae2 = {
+        m: float(np.abs(_est(fit(seqs2, m, model=ExpHawkes(2, beta=2.0), T=T)) - true2).mean())
+        for m in ("mle", "awsm", "asm")
+    }
     note2 = f"mu=(0.3,0.4), A=[[0.3,0.2],[0.1,0.4]], beta=2, T=50, {n_biv} seqs; MAE over 6 params"
-    rows.append(dict(claim="bivariate Hawkes: MAE(AWSM) <= 2 x MAE(MLE)", paper="AWSM ~ MLE",
-                     measured=f"{mae2['awsm']:.4f} vs {mae2['mle']:.4f}", holds=mae2["awsm"] <= 2 * mae2["mle"], note=note2))
-    rows.append(dict(claim="bivariate Hawkes: MAE(ASM) >= 5 x MAE(MLE)", paper="ASM fails",
-                     measured=f"{mae2['asm']:.4f} vs {mae2['mle']:.4f}", holds=mae2["asm"] >= 5 * mae2["mle"], note=note2))
+    rows.append(
+        dict(
+            claim="bivariate Hawkes: MAE(AWSM) <= 2 x MAE(MLE)",
+            paper="AWSM ~ MLE",
+            measured=f"{mae2['awsm']:.4f} vs {mae2['mle']:.4f}",
+            holds=mae2["awsm"] <= 2 * mae2["mle"],
+            note=note2,
+        )
+    )
+    rows.append(
+        dict(
+            claim="bivariate Hawkes: MAE(ASM) >= 5 x MAE(MLE)",
+            paper="ASM fails",
+            measured=f"{mae2['asm']:.4f} vs {mae2['mle']:.4f}",
+            holds=mae2["asm"] >= 5 * mae2["mle"],
+            note=note2,
+        )
+    )
     # 4. Poisson: AWSM closed-form minimiser sum h' / sum h vs MLE N / T
     n_p = n_pois or (2000 if full else 500)
     pseqs = [simulate_poisson(2.0, 10.0, rng=30_000 + i) for i in range(n_p)]
     pev = prepare(pseqs, 10.0, 1)
     ph, pdh = weight(pev.t, pev.tprev, pev.tend)
-    aw = float(np.exp(fit(pseqs, "awsm", model=InhomogeneousPoisson(0), T=10.0).params["weights"][0]))
+    aw = float(
+        np.exp(fit(pseqs, "awsm", model=InhomogeneousPoisson(0), T=10.0).params["weights"][0])
+    )
     mle = pev.M / (n_p * 10.0)
     hs, dhs = np.bincount(pev.seq, ph, n_p), np.bincount(pev.seq, pdh, n_p)
-    se = float(np.hypot(np.std(dhs - aw * hs, ddof=1) / np.sqrt(n_p) / hs.mean(), np.sqrt(2.0 / (n_p * 10.0))))
-    rows.append(dict(claim="Poisson rate: AWSM (sum h'/sum h) ~ MLE (N/T)", paper="WSM ~ MLE",
-                     measured=f"{aw:.3f} vs {mle:.3f} (true 2)", holds=abs(aw - mle) < 4 * se and abs(aw - dhs.sum() / hs.sum()) < 1e-6,
-                     note=f"{n_p} seqs, T=10; tolerance 4 s.e. = {4 * se:.3f}"))
+    se = float(
+        np.hypot(
+            np.std(dhs - aw * hs, ddof=1) / np.sqrt(n_p) / hs.mean(), np.sqrt(2.0 / (n_p * 10.0))
+        )
+    )
+    rows.append(
+        dict(
+            claim="Poisson rate: AWSM (sum h'/sum h) ~ MLE (N/T)",
+            paper="WSM ~ MLE",
+            measured=f"{aw:.3f} vs {mle:.3f} (true 2)",
+            holds=abs(aw - mle) < 4 * se and abs(aw - dhs.sum() / hs.sum()) < 1e-6,
+            note=f"{n_p} seqs, T=10; tolerance 4 s.e. = {4 * se:.3f}",
+        )
+    )
     return rows
 
 

@@ -7,7 +7,6 @@ An exponential-Hawkes intensity written in torch must give the same loss as
 
 import numpy as np
 import torch
-
 from wsm_tpp import ExpHawkes, objective, simulate_hawkes
 from wsm_tpp.torch_loss import WSMLoss
 
@@ -31,8 +30,12 @@ def hawkes_fn(mu, A, beta, times, marks, mask):
     def fn(tau):
         t = prev + tau  # (B, N)
         dt = t[:, :, None] - times[:, None, :]  # (B, N, N)
-        before = (torch.arange(times.shape[1])[None, :] < torch.arange(times.shape[1])[:, None])[None] & mask[:, None, :]
-        ker = torch.where(before, beta * torch.exp(-beta * torch.where(before, dt, torch.zeros_like(dt))), 0.0)
+        before = (torch.arange(times.shape[1])[None, :] < torch.arange(times.shape[1])[:, None])[
+            None
+        ] & mask[:, None, :]
+        ker = torch.where(
+            before, beta * torch.exp(-beta * torch.where(before, dt, torch.zeros_like(dt))), 0.0
+        )
         onehot = torch.nn.functional.one_hot(marks, A.shape[0]).to(times.dtype)  # (B, N, K)
         return mu + ker @ onehot @ A.T
 
@@ -46,8 +49,16 @@ def main() -> int:
     model = ExpHawkes(2, beta=beta, mu=mu * 1.3, A=A * 0.7)
     worst = 0.0
     for w in ("two_sided_min", "two_sided_product", "one_sided", "none"):
-        ours = WSMLoss(weight=w)(hawkes_fn(model.mu, model.A, beta, times, marks, mask), times, marks, T, mask)
-        ref = objective(model, seqs, "awsm" if w != "none" else "asm", T=T, weight=w if w != "none" else "two_sided_min")
+        ours = WSMLoss(weight=w)(
+            hawkes_fn(model.mu, model.A, beta, times, marks, mask), times, marks, T, mask
+        )
+        ref = objective(
+            model,
+            seqs,
+            "awsm" if w != "none" else "asm",
+            T=T,
+            weight=w if w != "none" else "two_sided_min",
+        )
         rel = abs(ours.item() - ref) / abs(ref)
         worst = max(worst, rel)
         print(f"{w:18s} torch={ours.item(): .12f} numpy={ref: .12f} rel={rel:.2e}")

@@ -2,8 +2,15 @@
 
 import numpy as np
 import pytest
-
-from wsm_tpp import ExpHawkes, InhomogeneousPoisson, fit, objective, simulate_hawkes, simulate_poisson, weight
+from wsm_tpp import (
+    ExpHawkes,
+    InhomogeneousPoisson,
+    fit,
+    objective,
+    simulate_hawkes,
+    simulate_poisson,
+    weight,
+)
 from wsm_tpp._data import prepare
 
 T = 50.0
@@ -21,7 +28,9 @@ def _mae(res):
 
 def test_awsm_consistent_asm_fails(uni_seqs):
     # brief: MLE (0.502, 0.800), AWSM (0.515, 0.805), ASM collapses to (~0, ~0)
-    maes = {m: _mae(fit(uni_seqs, m, model=ExpHawkes(1, beta=2.0), T=T)) for m in ("mle", "awsm", "asm")}
+    maes = {
+        m: _mae(fit(uni_seqs, m, model=ExpHawkes(1, beta=2.0), T=T)) for m in ("mle", "awsm", "asm")
+    }
     assert maes["mle"] < 0.05
     assert maes["awsm"] < 0.05
     assert maes["asm"] > 0.3

@@ -3,8 +3,14 @@
 import numpy as np
 import pytest
 from scipy.integrate import quad
-
-from wsm_tpp import ExpHawkes, InhomogeneousPoisson, log_likelihood, objective, simulate_hawkes, simulate_poisson
+from wsm_tpp import (
+    ExpHawkes,
+    InhomogeneousPoisson,
+    log_likelihood,
+    objective,
+    simulate_hawkes,
+    simulate_poisson,
+)
 from wsm_tpp._data import prepare
 from wsm_tpp.objectives import make_noise, objective_and_grad
 
@@ -27,7 +33,7 @@ def _naive_awsm(model, seqs, T, kind, mark_coef=1.0):
             def lam_tot(s, hist=hist):
                 return model.intensity([s], hist).sum()
 
-            def psi(s, lam_tot=lam_tot):
+            def psi(s, lam_tot=lam_tot, d=d):
                 return (np.log(lam_tot(s + d)) - np.log(lam_tot(s - d))) / (2 * d) - lam_tot(s)
 
             p, dp = psi(t), (psi(t + d) - psi(t - d)) / (2 * d)
@@ -61,13 +67,15 @@ def test_score_terms_match_finite_differences():
         hist = (times[:n], marks[:n])
         d = 1e-5
 
-        def f(s, hist=hist):
+        def f(s, hist=hist, d=d):
             lam = m.intensity([s], hist)[0, 0]
             dl = (m.intensity([s + d], hist)[0, 0] - m.intensity([s - d], hist)[0, 0]) / (2 * d)
             return dl / lam - lam
 
         assert psi[n] == pytest.approx(f(times[n]), rel=1e-6, abs=1e-8)
-        assert dpsi[n] == pytest.approx((f(times[n] + 1e-4) - f(times[n] - 1e-4)) / 2e-4, rel=1e-4, abs=1e-6)
+        assert dpsi[n] == pytest.approx(
+            (f(times[n] + 1e-4) - f(times[n] - 1e-4)) / 2e-4, rel=1e-4, abs=1e-6
+        )
 
 
 def test_hawkes_loglik_matches_numerical_integration():
@@ -77,7 +85,13 @@ def test_hawkes_loglik_matches_numerical_integration():
     for times, marks in seqs:
         edges = np.concatenate([[0.0], times, [T]])
         for a, b in zip(edges[:-1], edges[1:], strict=True):
-            ref -= quad(lambda s, a=a: m.intensity([s], (times[times <= a], marks[times <= a])).sum(), a, b)[0]
+            ref -= quad(
+                lambda s, a=a, times=times, marks=marks: m.intensity(
+                    [s], (times[times <= a], marks[times <= a])
+                ).sum(),
+                a,
+                b,
+            )[0]
         for n, (t, k) in enumerate(zip(times, marks, strict=True)):
             ref += np.log(m.intensity([t], (times[:n], marks[:n]))[0, k])
     assert log_likelihood(m, seqs, T=T, per_event=False) == pytest.approx(ref, rel=1e-8)

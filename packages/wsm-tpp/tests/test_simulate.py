@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
-
 from wsm_tpp import simulate_hawkes, simulate_poisson
 
 
@@ -17,7 +16,9 @@ def test_inhomogeneous_poisson_counts_and_dispersion():
     T, n = 10.0, 400
     mean = 1.5 * T - np.sin(2 * T) / 4  # int_0^T (1 + sin^2 t) dt
     rng = np.random.default_rng(0)
-    counts = np.array([len(simulate_poisson(lambda t: 1 + np.sin(t) ** 2, T, rng=rng)[0]) for _ in range(n)])
+    counts = np.array(
+        [len(simulate_poisson(lambda t: 1 + np.sin(t) ** 2, T, rng=rng)[0]) for _ in range(n)]
+    )
     assert abs(counts.mean() - mean) < 4 * np.sqrt(mean / n)
     # var/mean = 1 for a Poisson count; s.e. of the sample variance ~ mean * sqrt(2/n)
     assert abs(counts.var(ddof=1) - mean) < 4 * mean * np.sqrt(2 / n)
@@ -40,11 +41,16 @@ def test_bivariate_hawkes_mean_counts_ode():
     # u = m - mu solves u' = -beta u + beta A (mu + u); N' = mu + u
     sol = solve_ivp(
         lambda t, y: np.concatenate([-beta * y[:2] + beta * A @ (mu + y[:2]), mu + y[:2]]),
-        (0, T), np.zeros(4), rtol=1e-10, atol=1e-10,
+        (0, T),
+        np.zeros(4),
+        rtol=1e-10,
+        atol=1e-10,
     )
     expected = sol.y[2:, -1]
     rng = np.random.default_rng(2)
-    counts = np.array([np.bincount(simulate_hawkes(mu, A, beta, T, rng=rng)[1], minlength=2) for _ in range(n)])
+    counts = np.array(
+        [np.bincount(simulate_hawkes(mu, A, beta, T, rng=rng)[1], minlength=2) for _ in range(n)]
+    )
     rho = np.linalg.inv(np.eye(2) - A)
     sd = np.sqrt(np.diag(rho @ np.diag(rho @ mu) @ rho.T) * T)  # asymptotic covariance diag
     assert np.all(np.abs(counts.mean(0) - expected) < 4 * sd / np.sqrt(n))

@@ -2,8 +2,16 @@
 
 import numpy as np
 import pytest
-
-from wsm_tpp import ExpHawkes, InhomogeneousPoisson, fit, log_likelihood, objective, simulate_hawkes, simulate_poisson, weight
+from wsm_tpp import (
+    ExpHawkes,
+    InhomogeneousPoisson,
+    fit,
+    log_likelihood,
+    objective,
+    simulate_hawkes,
+    simulate_poisson,
+    weight,
+)
 
 SEQ = (np.array([0.5, 1.0, 2.0]), np.array([0, 1, 0]))
 

@@ -68,7 +68,9 @@ def check_sequence(seq, *, name: str = "seq") -> tuple[np.ndarray, np.ndarray]:
         if marks.shape != times.shape:
             raise ValueError(f"{name}: marks shape {marks.shape} != times shape {times.shape}")
         if marks.size and not np.issubdtype(marks.dtype, np.integer):
-            if not np.all(np.asarray(marks, dtype=float) == np.round(np.asarray(marks, dtype=float))):
+            if not np.all(
+                np.asarray(marks, dtype=float) == np.round(np.asarray(marks, dtype=float))
+            ):
                 raise TypeError(f"{name}: marks must be integers")
         marks = marks.astype(np.int64)
         if marks.size and marks.min() < 0:
@@ -76,7 +78,9 @@ def check_sequence(seq, *, name: str = "seq") -> tuple[np.ndarray, np.ndarray]:
     return times, marks
 
 
-def check_positive(x, name: str, shape: tuple | None = None, allow_zero: bool = False) -> np.ndarray:
+def check_positive(
+    x, name: str, shape: tuple | None = None, allow_zero: bool = False
+) -> np.ndarray:
     """Finite, (non-)negative float array with an optional exact shape."""
     try:
         arr = np.asarray(x, dtype=np.float64)

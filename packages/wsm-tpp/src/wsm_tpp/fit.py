@@ -97,7 +97,9 @@ def fit(
     trace: list[float] = []
 
     def fun(theta):
-        return objective_and_grad(model, theta, ev, method, weight=weight, mark_coef=mark_coef, noise=noise)
+        return objective_and_grad(
+            model, theta, ev, method, weight=weight, mark_coef=mark_coef, noise=noise
+        )
 
     def callback(theta):
         trace.append(fun(theta)[0])
@@ -116,7 +118,9 @@ def fit(
     model._set_theta(res.x)
     return FitResult(
         model=model,
-        params={k: (np.copy(v) if isinstance(v, np.ndarray) else v) for k, v in model.params.items()},
+        params={
+            k: (np.copy(v) if isinstance(v, np.ndarray) else v) for k, v in model.params.items()
+        },
         method=method,
         objective=float(res.fun),
         trace=trace,

@@ -55,7 +55,9 @@ class ExpHawkes:
         self.A = (
             None
             if A is None
-            else check_positive(np.asarray(A, dtype=float).reshape(self.K, self.K), "A", allow_zero=True)
+            else check_positive(
+                np.asarray(A, dtype=float).reshape(self.K, self.K), "A", allow_zero=True
+            )
         )
 
     # ---------------------------------------------------------------- parameters
@@ -116,7 +118,9 @@ class ExpHawkes:
         R = R[ev.mask]  # (M, K): R[n, l] = sum_{j<n, k_j=l} beta exp(-beta (t_n - t_j))
         onehot = np.zeros((ev.M, self.K))
         onehot[np.arange(ev.M), ev.k] = 1.0
-        G = onehot.T @ (1.0 - np.exp(-beta * (ev.tend - ev.t)))  # (K,) int_0^T of each event's kernel
+        G = onehot.T @ (
+            1.0 - np.exp(-beta * (ev.tend - ev.t))
+        )  # (K,) int_0^T of each event's kernel
         return {"beta": beta, "R": R, "onehot": onehot, "G": G, "T_total": ev.T.sum()}
 
     def _local(self, theta, ev: Events, cache: dict, shift=None) -> dict:
@@ -274,7 +278,16 @@ class InhomogeneousPoisson:
         L = np.exp(Phi @ theta)
         L1 = L * s1
         L2 = L * (d2Phi @ theta + s1**2)
-        return {"L": L, "L1": L1, "L2": L2, "Lk": L, "Phi": Phi, "dPhi": dPhi, "d2Phi": d2Phi, "s1": s1}
+        return {
+            "L": L,
+            "L1": L1,
+            "L2": L2,
+            "Lk": L,
+            "Phi": Phi,
+            "dPhi": dPhi,
+            "d2Phi": d2Phi,
+            "s1": s1,
+        }
 
     def _vjp(self, theta, ev, cache, loc, gL, gL1, gL2, gLk):
         L, L1, L2, s1 = loc["L"], loc["L1"], loc["L2"], loc["s1"]

@@ -76,7 +76,9 @@ def _analytic(model, theta, ev: Events, method, weight, mark_coef, noise):
             resid = L1d / Ld - Ld + eps[d] / sigma
             val += 0.5 * (resid**2).sum() / eps.shape[0]
             gd = resid / eps.shape[0]
-            g = g + model._vjp(theta, ev, cache, locd, gd * (-L1d / Ld**2 - 1.0), gd / Ld, zeros, zeros)
+            g = g + model._vjp(
+                theta, ev, cache, locd, gd * (-L1d / Ld**2 - 1.0), gd / Ld, zeros, zeros
+            )
     gLk = zeros
     if mark_coef and model.K > 1:
         val += mark_coef * (np.log(loc["L"]) - np.log(loc["Lk"])).sum()
@@ -86,7 +88,9 @@ def _analytic(model, theta, ev: Events, method, weight, mark_coef, noise):
     return val / M, g / M
 
 
-def objective_and_grad(model, theta, ev: Events, method="awsm", *, weight="two_sided_min", mark_coef=1.0, noise=None):
+def objective_and_grad(
+    model, theta, ev: Events, method="awsm", *, weight="two_sided_min", mark_coef=1.0, noise=None
+):
     """Objective (mean over events) and its gradient w.r.t. the model's unconstrained theta."""
     val, g = _analytic(model, theta, ev, method, weight, mark_coef, noise)
     for i in model._fd_indices():  # learned beta: central difference (recursion depends on it)
@@ -151,7 +155,9 @@ def objective(
     ev = prepare(seqs, T, model.K)
     model._init_from(ev) if _unset(model) else None
     noise = make_noise(ev, sigma, n_noise, rng) if method == "dsm" else None
-    return objective_and_grad(model, model._theta(), ev, method, weight=weight, mark_coef=mark_coef, noise=noise)[0]
+    return objective_and_grad(
+        model, model._theta(), ev, method, weight=weight, mark_coef=mark_coef, noise=noise
+    )[0]
 
 
 def _unset(model) -> bool:

@@ -51,7 +51,9 @@ def simulate_hawkes(
     True
     """
     if kernel != "exp":
-        raise ValueError(f"kernel must be 'exp' (only the exponential kernel is implemented), got {kernel!r}")
+        raise ValueError(
+            f"kernel must be 'exp' (only the exponential kernel is implemented), got {kernel!r}"
+        )
     mu = np.atleast_1d(check_positive(mu, "mu"))
     if mu.ndim != 1:
         raise ValueError(f"mu must be a scalar or 1-D, got shape {mu.shape}")
@@ -83,7 +85,9 @@ def simulate_hawkes(
             marks.append(k)
             excite = excite + beta * A[:, k]
             if len(times) > max_events:
-                raise RuntimeError(f"more than max_events={max_events} events: is the process explosive?")
+                raise RuntimeError(
+                    f"more than max_events={max_events} events: is the process explosive?"
+                )
     return np.asarray(times, dtype=np.float64), np.asarray(marks, dtype=np.int64)
 
 
@@ -113,7 +117,9 @@ def simulate_poisson(rate, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, n
     if rate_max is None:
         grid = np.asarray(rate(np.linspace(0.0, T, 4097)), dtype=np.float64)
         if grid.shape != (4097,):
-            raise ValueError("rate must be vectorised: rate(t) with t of shape (n,) must return shape (n,)")
+            raise ValueError(
+                "rate must be vectorised: rate(t) with t of shape (n,) must return shape (n,)"
+            )
         rate_max = 1.2 * float(grid.max())
     rate_max = float(check_positive(rate_max, "rate_max", shape=()))
     n = rng.poisson(rate_max * T)

@@ -56,7 +56,9 @@ class WSMLoss(nn.Module):
 
     def forward(self, intensity_fn, times, marks, T, mask=None):
         if times.ndim != 2 or marks.shape != times.shape:
-            raise ValueError(f"times and marks must be (B, N), got {tuple(times.shape)} and {tuple(marks.shape)}")
+            raise ValueError(
+                f"times and marks must be (B, N), got {tuple(times.shape)} and {tuple(marks.shape)}"
+            )
         mask = torch.ones_like(times, dtype=torch.bool) if mask is None else mask.bool()
         prev = torch.cat([torch.zeros_like(times[:, :1]), times[:, :-1]], dim=1)
         tau = torch.where(mask, times - prev, torch.ones_like(times)).detach().requires_grad_(True)
@@ -96,13 +98,20 @@ class GRUIntensity(nn.Module):
         B = times.shape[0]
         prev = torch.cat([torch.zeros_like(times[:, :1]), times[:, :-1]], dim=1)
         prev_marks = torch.cat([torch.full_like(marks[:, :1], self.K), marks[:, :-1]], dim=1)
-        gaps = torch.log1p(torch.cat([torch.zeros(B, 1, dtype=times.dtype), (times - prev)[:, :-1].clamp(min=0)], 1))
+        gaps = torch.log1p(
+            torch.cat(
+                [torch.zeros(B, 1, dtype=times.dtype), (times - prev)[:, :-1].clamp(min=0)], 1
+            )
+        )
         x = torch.cat([self.embed(prev_marks).to(times.dtype), gaps[..., None]], dim=-1)
         self.gru.to(times.dtype)
         hidden, _ = self.gru(x)  # (B, N, H): state after events < n
         base = self.out.to(times.dtype)(hidden)  # (B, N, K)
 
         def fn(tau):
-            return nn.functional.softplus(base + self.time_slope.to(times.dtype) * tau[..., None]) + 1e-6
+            return (
+                nn.functional.softplus(base + self.time_slope.to(times.dtype) * tau[..., None])
+                + 1e-6
+            )
 
         return fn
