@@ -242,3 +242,27 @@ def test_seeding_validation(call, err, match):
     users = QuadraticUsers(np.arange(20.0).reshape(10, 2))
     with pytest.raises(err, match=match):
         call(users)
+
+
+def test_weighted_users_match_weighted_kmeanspp():
+    """With weights pi, both picks follow sklearn's sample_weight k-means++ law."""
+    g = np.random.default_rng(11)
+    x = g.normal(size=(15, 2))
+    w = g.uniform(0.1, 3.0, 15)
+    users = QuadraticUsers(x, weights=w)
+    pw = w / w.sum()
+    d2 = ((x[:, None, :] - x[None, :, :]) ** 2).sum(-1)  # (N, N)
+    law = pw @ (pw[None, :] * d2 / (d2 @ pw)[:, None])  # P(second = m)
+    rng = np.random.default_rng(0)
+    n = 5000
+    ours = np.bincount([acquire(users, 2, rng)[1][1] for _ in range(n)], minlength=15)
+    assert chisquare(ours, law * n).pvalue > 0.01
+    m = 1000
+    sk = np.bincount(
+        [
+            kmeans_plusplus(x, 2, sample_weight=w, random_state=s, n_local_trials=1)[1][1]
+            for s in range(m)
+        ],
+        minlength=15,
+    )
+    assert chisquare(sk, law * m).pvalue > 0.01
