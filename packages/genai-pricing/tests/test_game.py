@@ -89,6 +89,18 @@ def test_first_mover_incentive_and_grid_convergence():
     assert n_pos >= 5  # the check is not vacuous
 
 
+def test_first_mover_finds_a_narrow_peak_at_a_jump():
+    """Regression: the sup sits at a jump far from the grid's flat best region; a top-k-points
+    refinement missed it by 0.75%; bisection of the jumps finds it."""
+    kappa = np.array([1.95179474, 3.21649781, 0.17943686, 1.40795689])
+    d = gp.ExponentialDemand([13.81615141, 39.3403666, 15.1046093, 16.22863042], 1.3187852237360256)
+    fm = gp.first_mover_price(kappa, d)
+    dense = gp.simulate_market(kappa, d, np.linspace(1e-3, 2.0, 400_001)).revenue_A.max()
+    assert fm.revenue_A >= dense * (1 - 1e-9)
+    assert fm.revenue_A == pytest.approx(dense, rel=1e-4)
+    assert fm.p_A == pytest.approx(0.1084794, rel=1e-5)
+
+
 def test_first_mover_matches_brute_force_loop():
     for kappa, d in [
         ([2.0, 1.0, 0.3], gp.ExponentialDemand([100, 200, 400], 0.5)),

@@ -199,14 +199,16 @@ def first_mover_price(
     *,
     p_max: float | None = None,
     tie: str = "latecomer",
-    n_starts: int = 8,
+    n_starts: int = 16,
 ) -> FirstMover:
     """First mover's revenue-maximising price, anticipating the latecomer's best response (Sec. 5).
 
     A's revenue ``p_A sum_{t: B not cost-effective} D_t(p_A)`` is piecewise continuous and jumps
     where B switches piece; the sup is often approached at such a jump. We evaluate the game on
-    ``grid`` prices in ``(0, p_max]`` in one vectorised call, then (``refine``) zoom in around the
-    ``n_starts`` best grid points (30 rounds of 65-point grids, each shrinking the bracket 32x).
+    ``grid`` prices in ``(0, p_max]`` in one vectorised call, then (``refine``) bisect every grid
+    interval where B's choice changes (60 halvings, all intervals at once) and zoom in around the
+    ``n_starts`` best local maxima (65-point grids shrinking 32x per round). A piece that B
+    prefers only on an interval narrower than the grid step can be missed: raise ``grid``.
 
     Args:
         kappa: relative performance per task, ``(m,)`` (> 0).
@@ -215,7 +217,7 @@ def first_mover_price(
         refine: zoom refinement around the best grid points.
         p_max: upper end of the price search; defaults to ``demand.default_price_max()``.
         tie: see :func:`best_response`.
-        n_starts: number of grid candidates to refine.
+        n_starts: number of local maxima of the grid to refine.
 
     Returns:
         ``(p_A, revenue_A, p_B, revenue_B)``; ``p_A = nan`` when A earns nothing at any price.
@@ -237,26 +239,50 @@ def first_mover_price(
     p_max = float(check_positive(as_float_array(p_max, "p_max"), "p_max"))
     prices = np.linspace(p_max / grid, p_max, grid)
     out = _solve(prices, kappa, demand, tie)
-    best_p, best_r = prices[np.argmax(out.revenue_A)], out.revenue_A.max()
-    if refine and best_r > 0:
-        step = prices[1] - prices[0]
-        order = np.argsort(out.revenue_A)[::-1][:n_starts]
-        u = np.linspace(-1.0, 1.0, 65)
-        for i in order:
-            if out.revenue_A[i] <= 0:
-                break
-            c, h = prices[i], step
-            for _ in range(30):
-                ps = np.clip(c + h * u, p_max * 1e-12, p_max)
-                r = _solve(ps, kappa, demand, tie).revenue_A
-                c, h = ps[np.argmax(r)], h / 32.0
-                if r.max() > best_r:
-                    best_p, best_r = c, r.max()
-                if h < 1e-13 * p_max:
-                    break
+    cand_p = [prices[np.argmax(out.revenue_A)]]
+    if refine and out.revenue_A.max() > 0:
+        cand_p += _refine_jumps(prices, out, kappa, demand, tie)
+        cand_p += _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max)
+    cand_p = np.asarray(cand_p)
+    cand = _solve(cand_p, kappa, demand, tie)
+    k = int(np.argmax(cand.revenue_A))
+    best_p, best_r = cand_p[k], cand.revenue_A[k]
     if not best_r > 0:
         return FirstMover(float("nan"), 0.0, float("nan"), float("nan"))
-    fin = _solve(np.array([best_p]), kappa, demand, tie)
-    return FirstMover(
-        float(best_p), float(fin.revenue_A[0]), float(fin.p_B[0]), float(fin.revenue_B[0])
-    )
+    return FirstMover(float(best_p), float(best_r), float(cand.p_B[k]), float(cand.revenue_B[k]))
+
+
+def _refine_jumps(prices, out, kappa, demand, tie, n_iter=60):
+    """Bisect every grid interval where B's choice of tasks changes (A's revenue jumps there);
+    return the prices just left and right of each switch (all intervals at once)."""
+    change = np.flatnonzero((out.won_by_B[1:] != out.won_by_B[:-1]).any(axis=1))
+    if change.size == 0:
+        return []
+    lo, hi, w_lo = prices[change], prices[change + 1], out.won_by_B[change]  # (e,), (e,), (e, m)
+    for _ in range(n_iter):
+        mid = 0.5 * (lo + hi)
+        same = (_solve(mid, kappa, demand, tie).won_by_B == w_lo).all(axis=1)
+        lo, hi = np.where(same, mid, lo), np.where(same, hi, mid)
+    return list(lo) + list(hi)
+
+
+def _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max, n_iter=30):
+    """Zoom (65-point grids shrinking 32x per round) around the best ``n_starts`` local maxima
+    of A's revenue on the grid, all at once."""
+    r = np.concatenate([[-1.0], out.revenue_A, [-1.0]])
+    peak = (r[1:-1] > 0) & (r[1:-1] >= r[:-2]) & (r[1:-1] >= r[2:])
+    idx = np.flatnonzero(peak)
+    idx = idx[np.argsort(out.revenue_A[idx])[::-1][:n_starts]]
+    if idx.size == 0:
+        return []
+    c = prices[idx]  # (K,)
+    h = prices[1] - prices[0]
+    u = np.linspace(-1.0, 1.0, 65)
+    for _ in range(n_iter):
+        ps = np.clip(c[:, None] + h * u, p_max * 1e-12, p_max)  # (K, 65)
+        rev = _solve(ps.ravel(), kappa, demand, tie).revenue_A.reshape(ps.shape)
+        c = ps[np.arange(c.size), np.argmax(rev, axis=1)]
+        h = h / 32.0
+        if h < 1e-13 * p_max:
+            break
+    return list(c)
