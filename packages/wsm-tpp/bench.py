@@ -26,7 +26,7 @@ def _naive_awsm(model, seqs, T):
         for n, t in enumerate(times):
             hist = (times[:n], marks[:n])
             tprev = times[n - 1] if n else 0.0
-            d = 1e-4 * min(t - tprev, 1.0)
+            d = min(0.3 * (t - tprev), 1e-3)  # psi is smooth on (t_{n-1}, inf)
 
             def lam(s, hist=hist):
                 return model.intensity([s], hist).sum()

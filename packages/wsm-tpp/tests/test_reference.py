@@ -28,7 +28,7 @@ def _naive_awsm(model, seqs, T, kind, mark_coef=1.0):
         for n, (t, k) in enumerate(zip(times, marks, strict=True)):
             hist = (times[:n], marks[:n])
             tprev = times[n - 1] if n else 0.0
-            d = 1e-4 * min(t - tprev, 1.0)
+            d = min(0.3 * (t - tprev), 1e-3)  # psi is smooth on (t_{n-1}, inf)
 
             def lam_tot(s, hist=hist):
                 return model.intensity([s], hist).sum()

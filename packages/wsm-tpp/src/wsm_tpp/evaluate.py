@@ -49,5 +49,5 @@ def type_accuracy(model, seqs, T=None) -> float:
     theta = model._theta()
     cache = model._cache(theta, ev)
     mu, A, _ = model._unpack(theta)
-    lam = mu[None, :] + cache["R"] @ A.T  # (M, K)
+    lam = mu[None, :] + np.einsum("ml,kl->mk", cache["R"], A)  # (M, K)
     return float(np.mean(lam.argmax(1) == ev.k))

@@ -118,9 +118,8 @@ class ExpHawkes:
         R = R[ev.mask]  # (M, K): R[n, l] = sum_{j<n, k_j=l} beta exp(-beta (t_n - t_j))
         onehot = np.zeros((ev.M, self.K))
         onehot[np.arange(ev.M), ev.k] = 1.0
-        G = onehot.T @ (
-            1.0 - np.exp(-beta * (ev.tend - ev.t))
-        )  # (K,) int_0^T of each event's kernel
+        # (K,) sum over events of mark l of int_{t_j}^T beta exp(-beta (s - t_j)) ds
+        G = np.einsum("mk,m->k", onehot, 1.0 - np.exp(-beta * (ev.tend - ev.t)))
         return {"beta": beta, "R": R, "onehot": onehot, "G": G, "T_total": ev.T.sum()}
 
     def _local(self, theta, ev: Events, cache: dict, shift=None) -> dict:
@@ -129,7 +128,7 @@ class ExpHawkes:
         R = cache["R"]
         if shift is not None:
             R = R * np.exp(-beta * shift)[:, None]
-        E = R @ A.T  # (M, K) excitation of each mark
+        E = np.einsum("ml,kl->mk", R, A)  # (M, K) excitation of each mark
         e = E.sum(1)
         L = mu.sum() + e
         Lk = mu[ev.k] + E[np.arange(ev.M), ev.k]
@@ -140,8 +139,10 @@ class ExpHawkes:
         mu, A, beta = self._unpack(theta)
         R = loc["R"]
         v = gL - beta * gL1 + beta**2 * gL2  # (M,)
-        g_mu = gL.sum() + cache["onehot"].T @ gLk  # (K,)
-        g_A = np.outer(np.ones(self.K), v @ R) + (cache["onehot"] * gLk[:, None]).T @ R  # (K, K)
+        g_mu = gL.sum() + np.einsum("mk,m->k", cache["onehot"], gLk)  # (K,)
+        g_A = np.einsum("m,ml->l", v, R)[None, :] + np.einsum(
+            "mk,m,ml->kl", cache["onehot"], gLk, R
+        )
         g = np.concatenate([g_mu * mu, (g_A * A).ravel()])
         if not self.fixed_beta:
             g = np.append(g, 0.0)  # filled by finite differences in objectives
@@ -151,7 +152,7 @@ class ExpHawkes:
         """sum over sequences of int_0^T sum_k lambda_k, and its gradient (exact)."""
         mu, A, _ = self._unpack(theta)
         G = cache["G"]
-        val = cache["T_total"] * mu.sum() + (A @ G).sum()
+        val = cache["T_total"] * mu.sum() + float(np.einsum("kl,l->", A, G))
         g = np.concatenate([cache["T_total"] * mu, (np.outer(np.ones(self.K), G) * A).ravel()])
         if not self.fixed_beta:
             g = np.append(g, 0.0)
@@ -173,7 +174,7 @@ class ExpHawkes:
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
         dt = t[:, None] - times[None, :]  # (n, N)
         ker = np.where(dt > 0, self.beta * np.exp(-self.beta * np.where(dt > 0, dt, 0.0)), 0.0)
-        return self.mu[None, :] + ker @ self.A[:, marks].T
+        return self.mu[None, :] + np.einsum("nj,kj->nk", ker, self.A[:, marks])
 
     def score_terms(self, seq, T=None) -> tuple[np.ndarray, np.ndarray]:
         """Closed-form ``(psi, dpsi)`` at the event times of one sequence, each (N,).
@@ -274,10 +275,10 @@ class InhomogeneousPoisson:
     def _local(self, theta, ev, cache, shift=None):
         t = ev.t if shift is None else ev.t + shift
         Phi, dPhi, d2Phi = self._basis(t)
-        s1 = dPhi @ theta
-        L = np.exp(Phi @ theta)
+        s1 = np.einsum("mp,p->m", dPhi, theta)
+        L = np.exp(np.einsum("mp,p->m", Phi, theta))
         L1 = L * s1
-        L2 = L * (d2Phi @ theta + s1**2)
+        L2 = L * (np.einsum("mp,p->m", d2Phi, theta) + s1**2)
         return {
             "L": L,
             "L1": L1,
@@ -292,20 +293,23 @@ class InhomogeneousPoisson:
     def _vjp(self, theta, ev, cache, loc, gL, gL1, gL2, gLk):
         L, L1, L2, s1 = loc["L"], loc["L1"], loc["L2"], loc["s1"]
         Phi, dPhi, d2Phi = loc["Phi"], loc["dPhi"], loc["d2Phi"]
-        g = (gL + gLk) * L @ Phi + gL1 @ (L1[:, None] * Phi + L[:, None] * dPhi)
-        g = g + gL2 @ (L2[:, None] * Phi + L[:, None] * (d2Phi + 2 * s1[:, None] * dPhi))
+        g = np.einsum("m,mp->p", (gL + gLk) * L, Phi)
+        g = g + np.einsum("m,mp->p", gL1, L1[:, None] * Phi + L[:, None] * dPhi)
+        g = g + np.einsum(
+            "m,mp->p", gL2, L2[:, None] * Phi + L[:, None] * (d2Phi + 2 * s1[:, None] * dPhi)
+        )
         return g
 
     def _compensator(self, theta, ev, cache):
-        lam = np.exp(cache["Phi_q"] @ theta) * cache["qw"]
-        return float(lam.sum()), lam @ cache["Phi_q"]
+        lam = np.exp(np.einsum("qp,p->q", cache["Phi_q"], theta)) * cache["qw"]
+        return float(lam.sum()), np.einsum("q,qp->p", lam, cache["Phi_q"])
 
     def intensity(self, t, history=None) -> np.ndarray:
         """(n, 1) intensity at ``t`` (``history`` is ignored: a Poisson process has none)."""
         if self.weights is None:
             raise ValueError("set weights (or call fit) first")
         t = np.atleast_1d(np.asarray(t, dtype=np.float64))
-        return np.exp(self._basis(t)[0] @ self.weights)[:, None]
+        return np.exp(np.einsum("np,p->n", self._basis(t)[0], self.weights))[:, None]
 
     def score_terms(self, seq, T=None):
         """Closed-form autoregressive ``(psi, dpsi)`` at the event times, each (N,)."""
