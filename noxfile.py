@@ -76,16 +76,20 @@ def tests(session: nox.Session, package: str) -> None:
     _pytest(session, package, "not slow")
 
 
+def _integration_groups(package: str) -> list[str]:
+    return [g for g in BY_NAME[package].groups if g.startswith("test-")]
+
+
 @nox.session
-@nox.parametrize("package", [n for n in NAMES if BY_NAME[n].optional])
+@nox.parametrize("package", [n for n in NAMES if BY_NAME[n].optional or _integration_groups(n)])
 def tests_extras(session: nox.Session, package: str) -> None:
-    """Fast tests again with every optional extra installed (e.g. a torch-free package's torch
-    integration, whose tests skip in `tests`). The torch-free assertion is deselected here."""
-    pkg = BY_NAME[package]
-    _sync(session, package, "test", all_extras=True)
+    """Fast tests again with every optional extra and every `test-*` dependency group installed:
+    the integrations (e.g. a torch-free package's torch/HF path) whose tests skip in `tests`.
+    The torch-free assertion is deselected here."""
+    _sync(session, package, "test", *_integration_groups(package), all_extras=True)
     args = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"]
     args += ["-k", "not test_torch_free_means_no_torch"]
-    with session.chdir(pkg.path):
+    with session.chdir(BY_NAME[package].path):
         session.run(*args, *session.posargs, env=_env(package, "tests"))
 
 
