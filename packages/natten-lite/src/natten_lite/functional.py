@@ -51,8 +51,10 @@ def _check_tensor(name: str, x, rank: int | None = None) -> None:
     if x.numel() == 0:
         raise ValueError(f"`{name}` is empty: shape {tuple(x.shape)}")
     # NaN check only where it is free of device syncs (CPU), and never while compiling
-    if x.device.type == "cpu" and not torch.compiler.is_compiling() and torch.isnan(x).any():
-        raise ValueError(f"`{name}` contains NaN")
+    # (one reduction: a NaN anywhere makes the sum NaN; confirm before raising, inf - inf is NaN too)
+    if x.device.type == "cpu" and not torch.compiler.is_compiling():
+        if torch.isnan(x.sum()) and torch.isnan(x).any():
+            raise ValueError(f"`{name}` contains NaN")
 
 
 def _check_qkv(query, key, value, n: int) -> None:
@@ -195,15 +197,22 @@ def _flex(query, key, value, ks, st, di, ca, scale, need_lse, q_tile_shape, kv_t
     if query.device.type == "cuda":
         fn = _compiled_flex()
     q, k, v = _heads_first(query), _heads_first(key), _heads_first(value)
-    o, lse = fn(
-        q,
-        k,
-        v,
-        block_mask=block_mask,
-        scale=scale,
-        enable_gqa=k.shape[1] != q.shape[1],
-        return_lse=True,
-    )
+    gqa = k.shape[1] != q.shape[1]
+    try:  # torch >= 2.9 spells it return_aux
+        from torch.nn.attention.flex_attention import AuxRequest
+
+        o, aux = fn(
+            q,
+            k,
+            v,
+            block_mask=block_mask,
+            scale=scale,
+            enable_gqa=gqa,
+            return_aux=AuxRequest(lse=True),
+        )
+        lse = aux.lse
+    except ImportError:  # pragma: no cover - older torch
+        o, lse = fn(q, k, v, block_mask=block_mask, scale=scale, enable_gqa=gqa, return_lse=True)
     o = o.transpose(1, 2).reshape(B, *shape, H, value.shape[-1])
     return o, lse.transpose(1, 2).reshape(B, *shape, H)
 

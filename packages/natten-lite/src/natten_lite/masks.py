@@ -178,4 +178,6 @@ def flex_block_mask(
     if q_tile_shape is not None:
         kw["BLOCK_SIZE"] = (math.prod(q_tile_shape), math.prod(kv_tile_shape or q_tile_shape))
     mm = na_mask_mod(shape, kernel_size, stride, dilation, is_causal, device)
-    return create_block_mask(mm, None, None, N, N, device=device, **kw)
+    # on CUDA build the block mask with a compiled mask_mod: an eager build materialises N x N
+    compile_mask = str(device).startswith("cuda")
+    return create_block_mask(mm, None, None, N, N, device=device, _compile=compile_mask, **kw)
