@@ -36,26 +36,25 @@ FWD_ATOL = {torch.float16: 1e-2, torch.bfloat16: 5e-2}
 BWD_ATOL = {torch.float16: 1e-2, torch.bfloat16: 1e-2}
 
 CORRECTNESS = [  # shape, kernel, stride, dilation, causal, H, Hkv, D
-    ((300,), 17, 1, 1, False, 4, 4, 64),
     ((257,), 32, 4, 2, True, 4, 2, 128),
     ((33, 45), (7, 8), (1, 2), (1, 2), (False, True), 4, 1, 64),
-    ((64, 64), 13, 1, 1, False, 2, 2, 32),
     ((40, 40), 16, 16, 1, False, 2, 2, 128),
     ((10, 13, 11), (3, 4, 5), (1, 2, 1), (2, 1, 1), (True, False, False), 2, 2, 64),
     ((16, 16, 16), 8, (8, 4, 4), 1, False, 4, 2, 128),
 ]
 
-# name, shape, kernel, stride, heads, head_dim, batch, time the reference?
+# name, shape, kernel, stride, heads, head_dim, batch, time the reference?, time flex?
+# (flex recompiles per shape, so it runs only once per shape; the whole script must stay < 240 s)
 PERF = [
-    ("2d 64x64 k7 (paper-style)", (64, 64), 7, 1, 8, 32, 4, True),
-    ("2d 128x128 k13 (paper-style)", (128, 128), 13, 1, 8, 32, 2, True),
-    ("1d 32K w2048 1 head d128", (32768,), 2048, 1, 1, 128, 1, False),
-    ("2d FLUX 256^2 w80 24h d128", (256, 256), 80, 1, 24, 128, 1, False),
-    ("2d FLUX 256^2 w80 s16", (256, 256), 80, 16, 24, 128, 1, False),
-    ("3d Hunyuan 30x48x80 w(18,24,24) 24h", (30, 48, 80), (18, 24, 24), 1, 24, 128, 1, False),
-    ("3d Hunyuan s(16,8,8)", (30, 48, 80), (18, 24, 24), (16, 8, 8), 24, 128, 1, False),
+    ("2d FLUX 256^2 w80 24h d128", (256, 256), 80, 1, 24, 128, 1, False, True),
+    ("2d FLUX 256^2 w80 s16", (256, 256), 80, 16, 24, 128, 1, False, True),
+    ("3d Hunyuan 30x48x80 w(18,24,24) 24h", (30, 48, 80), (18, 24, 24), 1, 24, 128, 1, False, True),
+    ("3d Hunyuan s(16,8,8)", (30, 48, 80), (18, 24, 24), (16, 8, 8), 24, 128, 1, False, True),
+    ("1d 32K w2048 1 head d128", (32768,), 2048, 1, 1, 128, 1, False, False),
+    ("2d 64x64 k7 (paper-style)", (64, 64), 7, 1, 8, 32, 4, True, False),
+    ("2d 128x128 k13 (paper-style)", (128, 128), 13, 1, 8, 32, 2, True, False),
 ]
-QUICK_PERF = PERF[:1] + PERF[3:4]
+QUICK_PERF = PERF[:1] + PERF[5:6]
 
 
 def _err(a, b) -> float:
@@ -134,7 +133,9 @@ def _natten():
         return None
 
 
-def _time_case(name, shape, ks, st, H, D, B, with_ref, flex: bool, natten, dtype) -> dict:
+def _time_case(
+    name, shape, ks, st, H, D, B, with_ref, with_flex, flex: bool, natten, dtype
+) -> dict:
     n = len(shape)
     fn = NA[n]
     N = math.prod(shape)
@@ -167,7 +168,7 @@ def _time_case(name, shape, ks, st, H, D, B, with_ref, flex: bool, natten, dtype
     if with_ref:
         row["reference_fwd_ms"] = _bench(na("reference"))
         row["reference_fwdbwd_ms"] = _bench(_fwdbwd(na("reference"), (q, k, v), do))
-    if flex:
+    if flex and with_flex:
         try:
             row["flex_fwd_ms"] = _bench(na("flex"))
             row["flex_fwdbwd_ms"] = _bench(_fwdbwd(na("flex"), (q, k, v), do))
@@ -193,10 +194,11 @@ def _time_case(name, shape, ks, st, H, D, B, with_ref, flex: bool, natten, dtype
     return row
 
 
-def time_cases(cases, flex: bool, budget_s: float, dtype=torch.float16) -> list[dict]:
+def time_cases(
+    cases, flex: bool, budget_s: float, t_start: float, dump, dtype=torch.float16
+) -> list[dict]:
     rows = []
     natten = _natten()
-    t_start = time.time()
     for case in cases:
         try:
             use_flex = flex and time.time() - t_start < budget_s
@@ -205,6 +207,7 @@ def time_cases(cases, flex: bool, budget_s: float, dtype=torch.float16) -> list[
             row = {"case": case[0], "error": f"{type(e).__name__}: {e}"[:400]}
             traceback.print_exc()
         rows.append(row)
+        dump(rows)
         print(f"  {json.dumps(row)}", flush=True)
         torch.cuda.empty_cache()
     return rows
@@ -218,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-flex", action="store_true")
     p.add_argument("--quick", action="store_true")
     p.add_argument(
-        "--flex-budget", type=float, default=150.0, help="seconds after which flex is skipped"
+        "--flex-budget", type=float, default=120.0, help="seconds after which flex is skipped"
     )
     args = p.parse_args(argv)
     if not torch.cuda.is_available():
@@ -226,12 +229,26 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     t0 = time.time()
     torch.backends.cuda.matmul.allow_tf32 = True
-    print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}", flush=True)
+    device = torch.cuda.get_device_name()
+    print(f"device: {device}  torch {torch.__version__}", flush=True)
+    result = {"device": device, "torch": torch.__version__, "machine": platform.machine(),
+              "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "correctness": [], "timings": []}  # fmt: skip
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+
+    def dump(timings=None):  # written after every step: a timeout still leaves the results so far
+        if timings is not None:
+            result["timings"] = timings
+        result["seconds"] = round(time.time() - t0, 1)
+        args.json.write_text(json.dumps(result, indent=2, default=str))
+
     print("== correctness (Triton vs fp32 reference) ==", flush=True)
     corr = check_correctness([torch.float16, torch.bfloat16])
+    result["correctness"] = corr
+    dump()
     print(f"== timings (fp16, ms)  [{time.time() - t0:.0f}s] ==", flush=True)
+    cases = QUICK_PERF if args.quick else PERF
     perf = time_cases(
-        QUICK_PERF if args.quick else PERF, flex=not args.no_flex, budget_s=args.flex_budget
+        cases, flex=not args.no_flex, budget_s=args.flex_budget, t_start=t0, dump=dump
     )
     print("\n== summary ==")
     print(f"correctness: {sum(r.get('ok', False) for r in corr)}/{len(corr)} ok, "
@@ -248,17 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in perf:
         ratios = {k: v for k, v in r.items() if "speedup" in k}
         print(f"{r['case'][:40]:40s} {ratios}")
-    result = {
-        "device": torch.cuda.get_device_name(),
-        "torch": torch.__version__,
-        "machine": platform.machine(),
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "seconds": round(time.time() - t0, 1),
-        "correctness": corr,
-        "timings": perf,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2, default=str))
+    dump(perf)
     print(f"wrote {args.json} in {time.time() - t0:.0f}s")
     return 0 if all(r.get("ok", False) for r in corr) else 2
 
