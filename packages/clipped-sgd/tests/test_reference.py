@@ -6,6 +6,7 @@ from clipped_sgd import (
     ClippedSGD,
     PlainSGD,
     StreamingLinearRegression,
+    StreamingLogisticRegression,
     StreamingMean,
     clip_level,
     clip_norm,
@@ -213,3 +214,44 @@ def test_regression_estimators_match_clipped_sgd_loop(clip, batch_size):
             opt.step(grad(opt.x_, Ab[i : i + batch_size], target[i : i + batch_size]))
         np.testing.assert_allclose(np.r_[np.ravel(est.coef_), est.intercept_], opt.x_, atol=1e-10)
         assert est.n_clipped_ == opt.n_clipped_ > 0
+
+
+def test_partial_fit_one_row_per_call_buffers_the_pilot():
+    # Regression: clip="auto" used to raise on a first partial_fit call with a single row, so the
+    # plain streaming loop `for x in stream: est.partial_fit(x[None])` failed. Rows are now
+    # buffered until the pilot has 2 (d + 1) rows; the result equals feeding those rows at once.
+    rng = np.random.default_rng(11)
+    X = 2.0 + rng.standard_t(2.5, size=(300, 3))
+    rows = StreamingMean()
+    for i, x in enumerate(X):
+        rows.partial_fit(x[None])
+        if i < 7:  # 2 (d + 1) = 8 rows are needed: nothing happens before
+            assert rows.t_ == 0 and np.all(rows.mean_ == 0.0)
+    ref = StreamingMean().partial_fit(X[:8])
+    for x in X[8:]:
+        ref.partial_fit(x[None])
+    np.testing.assert_allclose(rows.mean_, ref.mean_, atol=1e-12)
+    assert rows.t_ == ref.t_ == 300 and rows.n_clipped_ == ref.n_clipped_
+    assert np.linalg.norm(rows.mean_ - 2.0) < 0.5
+
+    A = rng.standard_normal((400, 2))
+    y = A @ [1.0, -1.0] + 0.5 + rng.standard_t(2.5, size=400)
+    reg = StreamingLinearRegression()
+    for i in range(400):
+        reg.partial_fit(A[i : i + 1], y[i : i + 1])
+    ref = StreamingLinearRegression().partial_fit(A[:8], y[:8])  # p = 3 with the intercept
+    ref.partial_fit(A[8:], y[8:])
+    np.testing.assert_allclose(reg.coef_, ref.coef_, atol=1e-10)
+    assert np.linalg.norm(reg.coef_ - [1.0, -1.0]) < 0.5
+
+    s = (A @ [2.0, -1.0] + rng.logistic(size=400) > 0).astype(int)
+    clf = StreamingLogisticRegression()
+    clf.partial_fit(A[:1], s[:1], classes=[0, 1])  # classes given once, on the first call
+    for i in range(1, 400):
+        clf.partial_fit(A[i : i + 1], s[i : i + 1])
+    ref = StreamingLogisticRegression().partial_fit(A[:8], s[:8], classes=[0, 1])
+    ref.partial_fit(A[8:], s[8:])
+    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-10)
+    assert clf.t_ == 400
+    with pytest.raises(ValueError, match="features"):  # buffered calls still check the width
+        StreamingMean().partial_fit(X[:1]).partial_fit(X[:1, :2])

@@ -13,7 +13,9 @@ Each estimator runs :class:`~clipped_sgd.ClippedSGD` over the rows in the order 
 ``eta_t = 1/(mu (t + t0))`` and the clipping level of :func:`~clipped_sgd.clip_level`.
 
 ``clip="auto"`` (ours, not from the paper) looks at a pilot: the first ``m = max(ceil(sqrt(n)),
-2 (d + 1))`` rows of ``fit`` (or the whole first ``partial_fit`` batch).  It fits the pilot
+2 (d + 1))`` rows of ``fit`` (or the first ``partial_fit`` rows: the first batch if it has at
+least ``2 (d + 1)`` rows, else the rows are buffered (O(d^2) memory) until that many have arrived, so
+a stream fed one sample per call works; until then no step is taken and ``t_ = 0``).  It fits the pilot
 (coordinate median / least squares / a few Newton steps), takes the Hessian H there for ``mu``
 (smallest eigenvalue) and ``L`` (trace of H, the per-sample smoothness that SGD's stability needs)
 when they are ``"auto"`` and estimates ``Tr(Sigma)`` robustly from the pilot gradients at
@@ -103,11 +105,7 @@ class _StreamingBase(BaseEstimator):
         self._check_params()
         n, p = A.shape
         B = self.batch_size
-        need_pilot = (
-            (isinstance(self.clip, str) and self.clip == "auto")
-            or self._param_is_auto("mu")
-            or self._param_is_auto("L")
-        )
+        need_pilot = self._needs_pilot()
         if need_pilot and n < 2:
             raise ValueError(
                 "clip='auto' (or mu/L='auto') estimates Tr(Sigma) and the curvature from a pilot, "
@@ -156,6 +154,39 @@ class _StreamingBase(BaseEstimator):
     def _param_is_auto(self, name):
         v = getattr(self, name, 1.0)
         return isinstance(v, str) and v == "auto"
+
+    def _needs_pilot(self):
+        return (
+            (isinstance(self.clip, str) and self.clip == "auto")
+            or self._param_is_auto("mu")
+            or self._param_is_auto("L")
+        )
+
+    def _stream_started(self):
+        return hasattr(self, "_opt") or getattr(self, "_pilot_rows", None) is not None
+
+    def _partial(self, A, y):
+        """``partial_fit`` core: start from a pilot (buffering rows until it is large enough)."""
+        if hasattr(self, "_opt"):
+            self._stream(A, y)
+            return self
+        self._check_params()
+        pending = getattr(self, "_pilot_rows", None)
+        if pending is not None:  # rows buffered by earlier calls come first
+            A = np.vstack([pending[0], A])
+            y = None if y is None else np.concatenate([pending[1], y])
+        p = A.shape[1]
+        if self._needs_pilot() and A.shape[0] < 2 * (p + 1):
+            # too few rows to estimate Tr(Sigma) / the curvature: wait for more (no step yet)
+            self._pilot_rows = (A, y)
+            self.t_, self.n_clipped_, self.clipped_fraction_ = 0, 0, 0.0
+            self.clip_level_ = self.noise_trace_ = math.nan
+            self._set_solution(np.zeros(p))  # the starting point x_1 = 0
+            return self
+        self._pilot_rows = None
+        self._start(A, y, self.horizon)
+        self._stream(A, y)
+        return self
 
     def _stream(self, A, y):
         if self.batch_size == 1 and y is not None:
@@ -207,6 +238,7 @@ class _StreamingBase(BaseEstimator):
         n, p = A.shape
         m = min(n, max(math.ceil(math.sqrt(n)), 2 * (p + 1)))
         horizon = self.horizon if self.horizon is not None else n
+        self._pilot_rows = None  # fit restarts the stream
         self._start(A[:m], None if y is None else y[:m], horizon)
         if self.shuffle:
             order = np.random.default_rng(self.random_state).permutation(n)
@@ -339,13 +371,14 @@ class StreamingMean(_StreamingBase):
         return self._fit_arrays(X, None)
 
     def partial_fit(self, X, y=None):
-        """Continue the stream with the rows of X (n, d); the first call sets up the optimizer."""
-        first = not hasattr(self, "_opt")
+        """Continue the stream with the rows of X (n, d); returns self.
+
+        The optimizer is set up from the first rows (with ``clip="auto"``: once ``2 (d + 1)`` rows
+        have arrived, buffering smaller first calls, so one row per call works).
+        """
+        first = not self._stream_started()
         X = validate_data(self, X, dtype=np.float64, reset=first)
-        if first:
-            self._start(X, None, self.horizon)
-        self._stream(X, None)
-        return self
+        return self._partial(X, None)
 
 
 class StreamingLinearRegression(RegressorMixin, _StreamingBase):
@@ -426,14 +459,15 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
         return self._fit_arrays(self._features(X), y)
 
     def partial_fit(self, X, y):
-        """Continue the stream with (X (n, d), y (n,)); the first call sets up the optimizer."""
-        first = not hasattr(self, "_opt")
+        """Continue the stream with (X (n, d), y (n,)); returns self.
+
+        The optimizer is set up from the first rows (with ``clip``, ``mu`` or ``L`` ``"auto"``:
+        once ``2 (p + 1)`` rows have arrived, p = number of coefficients incl. the intercept,
+        buffering smaller first calls, so one row per call works).
+        """
+        first = not self._stream_started()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
-        A = self._features(X)
-        if first:
-            self._start(A, y, self.horizon)
-        self._stream(A, y)
-        return self
+        return self._partial(self._features(X), y)
 
     def predict(self, X):
         """(n, d) -> (n,) predictions ``X coef_ + intercept_``."""
@@ -560,18 +594,18 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
         return self._fit_arrays(self._features(X), self._signs(y))
 
     def partial_fit(self, X, y, classes=None):
-        """Continue the stream; ``classes`` (both labels) is needed on the first call if y has one."""
-        first = not hasattr(self, "_opt")
+        """Continue the stream; ``classes`` (both labels) is needed on the first call if y has one.
+
+        As in :meth:`StreamingLinearRegression.partial_fit`, first calls with fewer than
+        ``2 (p + 1)`` rows in all are buffered until the pilot is large enough.
+        """
+        first = not self._stream_started()
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
         if first:
             self._set_classes(y, classes)
         elif not np.all(np.isin(np.unique(y), self.classes_)):
             raise ValueError(f"y has labels outside classes_={self.classes_.tolist()}")
-        A, s = self._features(X), self._signs(y)
-        if first:
-            self._start(A, s, self.horizon)
-        self._stream(A, s)
-        return self
+        return self._partial(self._features(X), self._signs(y))
 
     def decision_function(self, X):
         """(n, d) -> (n,) scores ``X coef_^T + intercept_`` (positive favours ``classes_[1]``)."""
