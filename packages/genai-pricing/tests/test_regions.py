@@ -48,8 +48,9 @@ def test_closed_form_vs_brute_force_loop(s, r):
     cf = gp.two_task_regions(s, 1 - s, 1.0, r, 1.0)
     assert (rev.max() > 0) == (cf.region != "blue")
     assert rev.max() <= cf.revenue_A + 1e-9 or cf.region == "blue"
-    fm = gp.first_mover_price([1.0, r], d)
-    assert fm.revenue_A == pytest.approx(cf.revenue_A, rel=1e-6, abs=1e-12)
+    for tie in ("latecomer", "first_mover"):
+        fm = gp.first_mover_price([1.0, r], d, tie=tie)
+        assert fm.revenue_A == pytest.approx(cf.revenue_A, rel=1e-6, abs=1e-12)
 
 
 def test_two_task_regions_vectorised_and_swapped():
