@@ -124,7 +124,7 @@ def claims(
         dict(
             claim="AWSM loss = 1/2 E[h (psi - psi*)^2] + const",
             paper="identity (Thm.)",
-            measured=f"max |z| {max(zs):.2f}, rel {max(rels):.3f}",
+            measured=f"max z {max(zs):.2f} (rel {max(rels):.3f})",
             holds=max(zs) < 4,
             note="3 parameter points; |z| = |mean residual| / s.e. over sequences (< 4 expected)",
         )
