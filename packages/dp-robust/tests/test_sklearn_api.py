@@ -77,3 +77,18 @@ def test_bad_inputs_raise():
         DPRobustMean(prior_mean=[0.0, 1.0, 2.0]).fit(X)
     with pytest.raises(ValueError, match="class"):
         DPRobustLogisticRegression().fit(X, np.zeros(10))
+
+
+def test_random_state_accepts_generator():
+    # Regression: a numpy Generator (what DirichletProcessPosterior and SmoothAmbiguityRisk take)
+    # used to fail inside sklearn's check_random_state with an unrelated-looking message.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20, 2))
+    y = X @ [1.0, -1.0]
+    a = DPRobustLinearRegression(M=5, T=10, random_state=np.random.default_rng(3)).fit(X, y)
+    b = DPRobustLinearRegression(M=5, T=10, random_state=np.random.default_rng(3)).fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)  # same generator state, same draws
+    DPRobustMean(M=5, T=10, random_state=np.random.default_rng(1)).fit(X)
+    DPRobustLogisticRegression(M=5, T=10, random_state=np.random.default_rng(1)).fit(X, X[:, 0] > 0)
+    with pytest.raises(ValueError, match="random_state"):
+        DPRobustLinearRegression(M=5, T=10, random_state="seed").fit(X, y)

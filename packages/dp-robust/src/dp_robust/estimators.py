@@ -73,8 +73,18 @@ def _random_sign_response(sampler):
 
 
 def _seed(random_state):
-    """A numpy Generator derived from a sklearn-style random_state."""
-    return np.random.default_rng(check_random_state(random_state).randint(0, 2**31 - 1))
+    """A numpy Generator derived from a sklearn-style random_state (None, int, RandomState) or a
+    ``numpy.random.Generator`` (as the posterior samplers accept); a seed is drawn from it."""
+    if isinstance(random_state, np.random.Generator):
+        return np.random.default_rng(random_state.integers(0, 2**31 - 1))
+    try:
+        rs = check_random_state(random_state)
+    except ValueError as err:
+        raise ValueError(
+            "random_state must be None, an int, a numpy.random.RandomState or a "
+            f"numpy.random.Generator, got {random_state!r}"
+        ) from err
+    return np.random.default_rng(rs.randint(0, 2**31 - 1))
 
 
 class _DPRobustBase(BaseEstimator):
