@@ -65,3 +65,20 @@ def test_triton_rejects_bad_tiles():
     q = torch.randn(1, 8, 1, 16, device=DEVICE)
     with pytest.raises(ValueError, match="q_tile_shape"):
         na_forward(q, q, q, 3, backend="triton", q_tile_shape=(12,))
+
+
+@pytest.mark.slow  # dynamo tracing takes tens of seconds on 2 cores
+def test_torch_compile_fullgraph_through_the_custom_op():
+    q = torch.randn(1, 6, 5, 1, 16, device=DEVICE, requires_grad=True)
+
+    def f(q):
+        out, lse = na_forward(q, q, q, 3, backend="triton", q_tile_shape=(4, 4), kv_tile_size=16)
+        return out.sum() + lse.sum()
+
+    compiled = torch.compile(f, fullgraph=True, backend="eager")  # fullgraph: a graph break raises
+    a = compiled(q)
+    (ga,) = torch.autograd.grad(a, q)
+    b = f(q)
+    (gb,) = torch.autograd.grad(b, q)
+    assert_close(a, b, 1e-5)
+    assert_close(ga, gb, 1e-5)
