@@ -166,7 +166,7 @@ def specexec_generate(
         t1 = time.perf_counter()
         logits = tgt.score(tree, np.arange(-1, len(tree)))  # (N+1, V)
         if not vocab_checked:
-            _check_vocab(int(logits.shape[-1]), None)
+            _check_vocab(int(logits.shape[-1]), bstats.vocab_size)
             vocab_checked = True
         acc_tokens, extra, acc_ids = validate_tree(tree, logits, temperature, top_p, rng)
         t2 = time.perf_counter()

@@ -73,26 +73,42 @@ def warp_probs(logits, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarr
 
 
 def sample_index(probs: np.ndarray, rng: np.random.Generator) -> int:
-    """One draw from a (V,) probability vector by inverse CDF (one ``rng.random()`` call)."""
+    """One draw from a (V,) vector of (possibly unnormalised) probabilities by inverse CDF
+    (exactly one ``rng.random()`` call)."""
     cdf = np.cumsum(probs)
-    u = rng.random() * cdf[-1]
-    i = int(np.searchsorted(cdf, u, side="right"))
+    i = int(cdf.searchsorted(rng.random() * cdf[-1], side="right"))
     i = min(i, probs.shape[0] - 1)
-    while probs[i] <= 0:  # u landed exactly on a flat stretch of the CDF (probability 0)
+    while probs[i] <= 0:  # only reachable through rounding at the very end of the CDF
         i -= 1
     return i
 
 
 def row_to_numpy(row) -> np.ndarray:
-    """A (V,) row of a numpy array or torch tensor as float64 numpy (torch is never imported)."""
+    """A row (or array) of numpy or torch as float64 numpy (torch is never imported)."""
     if hasattr(row, "detach"):
         row = row.detach().float().cpu().numpy()
     return np.asarray(row, dtype=np.float64)
 
 
 def draw(logits_row, temperature: float, top_p: float, rng: np.random.Generator) -> int:
-    """One token from the warped distribution of a (V,) logits row; greedy uses no randomness."""
+    """One token from the warped distribution of a (V,) logits row; greedy uses no randomness.
+
+    Raises ``ValueError`` if the row has NaN or no token with positive probability.
+    """
     x = row_to_numpy(logits_row)
+    m = x.max()
+    if np.isnan(m) or m == -np.inf:
+        if np.isnan(x).any():
+            raise ValueError("logits contain NaN")
+        raise ValueError("logits give every token probability 0")
     if temperature == 0:
         return int(np.argmax(x))
-    return sample_index(warp_probs(x, temperature, top_p), rng)
+    w = np.exp((x - m) / temperature)  # unnormalised warped probabilities
+    if top_p < 1.0:  # nucleus, as warp_probs: keep tokens whose preceding mass is < top_p
+        order = np.argsort(-w, kind="stable")
+        cdf = np.cumsum(w[order])
+        k = int((cdf - w[order]).searchsorted(top_p * cdf[-1], side="left"))
+        k = max(k, 1)
+        i = int(cdf[:k].searchsorted(rng.random() * cdf[k - 1], side="right"))
+        return int(order[min(i, k - 1)])
+    return sample_index(w, rng)

@@ -67,11 +67,10 @@ class MarkovLM:
         return MarkovLM((1.0 - noise) * self.probs + noise * other)
 
     def _context(self, prefix) -> tuple[int, ...]:
-        prefix = np.asarray(prefix, dtype=np.int64).reshape(-1)
-        if prefix.size and (prefix.min() < 0 or prefix.max() >= self.vocab_size):
+        last = [int(t) for t in np.asarray(prefix).reshape(-1)[-self.order :]]
+        if any(t < 0 or t >= self.vocab_size for t in last):
             raise ValueError(f"prefix tokens must be in [0, {self.vocab_size})")
-        ctx = [0] * max(0, self.order - prefix.size) + prefix[-self.order :].tolist()
-        return tuple(ctx[-self.order :])
+        return tuple([0] * (self.order - len(last)) + last)
 
     def __call__(self, prefix) -> np.ndarray:
         """(V,) next-token log-probabilities after ``prefix`` ((T,) ints)."""

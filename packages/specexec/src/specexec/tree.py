@@ -93,6 +93,17 @@ class DraftTree:
         return cls(tokens=tokens, parents=par, depths=dep, logprobs=lp)
 
     @classmethod
+    def _unchecked(cls, tokens, parents, depths, logprobs) -> DraftTree:
+        """Construct without validation (internal: build_tree's per-round snapshots)."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "tokens", np.asarray(tokens, dtype=np.int64))
+        object.__setattr__(obj, "parents", np.asarray(parents, dtype=np.int64))
+        object.__setattr__(obj, "depths", np.asarray(depths, dtype=np.int64))
+        object.__setattr__(obj, "logprobs", np.asarray(logprobs, dtype=np.float64))
+        object.__setattr__(obj, "_child_index", None)
+        return obj
+
+    @classmethod
     def empty(cls) -> DraftTree:
         """The tree with no nodes (validation then emits one target token)."""
         z = np.zeros(0, dtype=np.int64)
@@ -239,6 +250,7 @@ class BuildStats:
 
     draft_calls: int = 0
     draft_tokens: int = 0
+    vocab_size: int | None = None
 
 
 def build_tree(
@@ -312,7 +324,7 @@ def build_tree(
     root_done = False
 
     def snapshot() -> DraftTree:
-        return DraftTree(tokens=tokens, parents=parents, depths=depths, logprobs=scores)
+        return DraftTree._unchecked(tokens, parents, depths, scores)
 
     for _ in range(max_depth):
         n = len(tokens)
@@ -340,6 +352,7 @@ def build_tree(
             raise ValueError(
                 f"draft_logprobs_fn returned shape {shape}, expected ({batch.shape[0]}, V)"
             )
+        stats.vocab_size = int(shape[1])
         if root_done:
             expanded[batch] = True
         root_done = True
@@ -381,7 +394,16 @@ def build_tree(
 
     if not tokens:
         return DraftTree.empty()
-    return snapshot().subtree(alive)
+    keep = np.flatnonzero(alive)
+    remap = np.full(len(tokens) + 1, ROOT, dtype=np.int64)
+    remap[keep] = np.arange(keep.size)
+    par = np.asarray(parents, dtype=np.int64)[keep]
+    return DraftTree(
+        tokens=np.asarray(tokens, dtype=np.int64)[keep],
+        parents=remap[par],  # parent -1 reads remap[-1] = -1
+        depths=np.asarray(depths, dtype=np.int64)[keep],
+        logprobs=np.asarray(scores, dtype=np.float64)[keep],
+    )
 
 
 def _kth_score(sc: np.ndarray, alive: np.ndarray, k: int) -> float:
@@ -430,10 +452,10 @@ def validate_tree(
     node = ROOT
     accepted: list[int] = []
     while True:
-        row = row_to_numpy(target_logits[node + 1])
-        if np.isnan(row).any():
-            raise ValueError(f"target_logits row {node + 1} contains NaN")
-        y = draw(row, temperature, top_p, rng)
+        try:
+            y = draw(target_logits[node + 1], temperature, top_p, rng)
+        except ValueError as e:
+            raise ValueError(f"target_logits row {node + 1}: {e}") from None
         child = tree.child_with_token(node, y)
         if child is None:
             ids = np.asarray(accepted, dtype=np.int64)
