@@ -38,7 +38,10 @@ class MarkovLM:
         x = np.asarray(prefixes)
         if x.ndim != 2 or x.shape[1] == 0:
             raise ValueError(f"prefixes must be int[B, T] with T >= 1, got shape {x.shape}")
-        return self._log[x[:, -1]]
+        last = x[:, -1]
+        if last.min() < 0 or last.max() >= self.vocab_size:
+            raise ValueError(f"prefixes hold a token outside the vocabulary [0, {self.vocab_size})")
+        return self._log[last]
 
     def joint(self, last: int, n: int) -> np.ndarray:
         """Exact joint law of the next ``n`` tokens after token ``last``: ``float[V, ..., V]`` (n axes)."""
