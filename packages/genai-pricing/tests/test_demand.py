@@ -56,6 +56,10 @@ def test_callable_demand_and_scaled():
         (lambda: gp.LinearDemand([1.0], 0.0), ValueError, "b must be > 0"),
         (lambda: gp.LinearDemand(["x"], 1.0), TypeError, "a must be"),
         (lambda: gp.CallableDemand(3.0), TypeError, "f must be callable"),
+        # regression: subclasses' scaled() checked the shape only through numpy broadcasting
+        (lambda: gp.ExponentialDemand([1, 2, 3], 1.0).scaled([1, 2]), ValueError, "weights"),
+        (lambda: gp.LinearDemand([1, 2], 1.0).scaled([1, 2, 3]), ValueError, "weights"),
+        (lambda: gp.LinearDemand([1, 2], 1.0).scaled([1, 0]), ValueError, "weights must be > 0"),
         (lambda: gp.CallableDemand(lambda p: p), ValueError, "f"),
         (
             lambda: gp.CallableDemand(lambda p: np.ones((p.size, 2)), n_tasks=3),

@@ -101,6 +101,23 @@ def test_first_mover_finds_a_narrow_peak_at_a_jump():
     assert fm.p_A == pytest.approx(0.1084794, rel=1e-5)
 
 
+@pytest.mark.parametrize(
+    "a1,a2,k1,k2,b",
+    [
+        (65.12581721140631, 37.02299816574105, 0.5877160287724413, 0.3745490292720324, 0.93661),
+        (37.14314420285055, 73.29004433929803, 2.1511483326222494, 0.7195740269037939, 2.62475),
+    ],
+)
+def test_first_mover_finds_a_feasible_set_below_the_grid(a1, a2, k1, k2, b):
+    """Regression: with r just below s, A earns only on (0, p_sup] with p_sup below the first
+    grid price p_max/grid; the solver used to report A shut out (revenue 0, p_A NaN)."""
+    closed = gp.two_task_regions(a1, a2, k1, k2, b)
+    assert closed.region == "orange" and closed.p_A_max < 20.0 / b / 4096
+    fm = gp.first_mover_price([k1, k2], gp.ExponentialDemand([a1, a2], b))
+    assert fm.revenue_A == pytest.approx(closed.revenue_A, rel=1e-9)
+    assert fm.p_A == pytest.approx(closed.p_A, rel=1e-9)
+
+
 def test_first_mover_matches_brute_force_loop():
     for kappa, d in [
         ([2.0, 1.0, 0.3], gp.ExponentialDemand([100, 200, 400], 0.5)),

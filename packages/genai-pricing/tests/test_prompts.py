@@ -59,7 +59,11 @@ def test_relative_performance_and_cost_effective():
         (lambda: gp.expected_prompts([]), "q must not be empty"),
         (lambda: gp.expected_prompts(0.2, cap=0), "cap"),
         (lambda: gp.expected_prompts(lambda r: r * 0.1), "cap is required"),
-        (lambda: gp.relative_performance(0.0, 0.5), "q must be > 0"),
+        (lambda: gp.relative_performance(0.0, 0.5), "qA must lie in"),
+        # regression: errors name qA / qB (not expected_prompts' q), shapes are checked
+        (lambda: gp.relative_performance([np.nan], [0.5]), "qA must not contain NaN"),
+        (lambda: gp.relative_performance([0.5], [2.0]), "qB must lie in"),
+        (lambda: gp.relative_performance([0.5, 0.2], [0.1, 0.2, 0.3]), "qA and qB"),
         (lambda: gp.is_cost_effective(-1.0, 1.0, 1.0), "pA"),
         (lambda: gp.is_cost_effective(1.0, 1.0, 0.0), "kappa"),
         (lambda: gp.is_cost_effective(1.0, 1.0, 1.0, tie="nobody"), "tie"),

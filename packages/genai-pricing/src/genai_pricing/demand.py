@@ -52,15 +52,19 @@ class Demand:
         Revenue per prompt instead of per task is ``p * E[N_t] * D_t(p)``: pass
         ``demand.scaled(expected_prompts(q_B))`` to the solvers to use it.
         """
+        w = self._scale_weights(weights)
+        base = self
+        return CallableDemand(
+            lambda p: base(p) * w, n_tasks=self.n_tasks, p_max=self.default_price_max()
+        )
+
+    def _scale_weights(self, weights) -> np.ndarray:
         w = check_positive(as_float_array(weights, "weights"), "weights")
         if w.ndim == 0:
             w = np.full(self.n_tasks, float(w))
         if w.shape != (self.n_tasks,):
             raise ValueError(f"weights must have shape ({self.n_tasks},), got {w.shape}")
-        base = self
-        return CallableDemand(
-            lambda p: base(p) * w, n_tasks=self.n_tasks, p_max=self.default_price_max()
-        )
+        return w
 
     def revenue(self, p, tasks=None) -> np.ndarray:
         """Revenue ``p * sum_{t in tasks} D_t(p)``; ``tasks`` a bool mask ``(m,)`` (default all)."""
@@ -115,7 +119,7 @@ class ExponentialDemand(Demand):
         return 20.0 / float(self.b.min())
 
     def scaled(self, weights) -> Demand:
-        w = check_positive(as_float_array(weights, "weights"), "weights")
+        w = self._scale_weights(weights)
         return ExponentialDemand(self.a * w, self.b)
 
     def __repr__(self) -> str:
@@ -169,7 +173,7 @@ class LinearDemand(Demand):
         return float((self.a / self.b).max())
 
     def scaled(self, weights) -> Demand:
-        w = check_positive(as_float_array(weights, "weights"), "weights")
+        w = self._scale_weights(weights)
         return LinearDemand(self.a * w, self.b * w)
 
     def __repr__(self) -> str:

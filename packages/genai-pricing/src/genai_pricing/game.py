@@ -205,7 +205,8 @@ def first_mover_price(
 
     A's revenue ``p_A sum_{t: B not cost-effective} D_t(p_A)`` is piecewise continuous and jumps
     where B switches piece; the sup is often approached at such a jump. We evaluate the game on
-    ``grid`` prices in ``(0, p_max]`` in one vectorised call, then (``refine``) bisect every grid
+    ``grid`` prices in ``(0, p_max]`` plus 128 log-spaced prices in ``[1e-12 p_max, p_max/grid)``
+    (A's feasible set can be a tiny ``(0, p]``) in one vectorised call, then (``refine``) bisect every grid
     interval where B's choice changes (60 halvings, all intervals at once) and zoom in around the
     ``n_starts`` best local maxima (65-point grids shrinking 32x per round). A piece that B
     prefers only on an interval narrower than the grid step can be missed: raise ``grid``.
@@ -237,12 +238,16 @@ def first_mover_price(
         if p_max is None:
             raise ValueError("p_max is required for a demand without a default price range")
     p_max = float(check_positive(as_float_array(p_max, "p_max"), "p_max"))
-    prices = np.linspace(p_max / grid, p_max, grid)
+    step = p_max / grid
+    # Below the first grid point A's feasible set can be a tiny interval (0, p_sup] (two tasks
+    # with r just below s): a log-spaced prefix down to 1e-12 p_max lets the jump bisection find it.
+    low = np.geomspace(p_max * 1e-12, step, _N_LOW, endpoint=False)
+    prices = np.concatenate([low, np.linspace(step, p_max, grid)])
     out = _solve(prices, kappa, demand, tie)
     cand_p = [prices[np.argmax(out.revenue_A)]]
     if refine and out.revenue_A.max() > 0:
         cand_p += _refine_jumps(prices, out, kappa, demand, tie)
-        cand_p += _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max)
+        cand_p += _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max, step)
     cand_p = np.asarray(cand_p)
     cand = _solve(cand_p, kappa, demand, tie)
     k = int(np.argmax(cand.revenue_A))
@@ -250,6 +255,9 @@ def first_mover_price(
     if not best_r > 0:
         return FirstMover(float("nan"), 0.0, float("nan"), float("nan"))
     return FirstMover(float(best_p), float(best_r), float(cand.p_B[k]), float(cand.revenue_B[k]))
+
+
+_N_LOW = 128  # log-spaced first-mover prices in [1e-12 p_max, p_max / grid)
 
 
 def _refine_jumps(prices, out, kappa, demand, tie, n_iter=60):
@@ -266,7 +274,7 @@ def _refine_jumps(prices, out, kappa, demand, tie, n_iter=60):
     return list(lo) + list(hi)
 
 
-def _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max, n_iter=30):
+def _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max, step, n_iter=30):
     """Zoom (65-point grids shrinking 32x per round) around the best ``n_starts`` local maxima
     of A's revenue on the grid, all at once."""
     r = np.concatenate([[-1.0], out.revenue_A, [-1.0]])
@@ -276,13 +284,13 @@ def _refine_peaks(prices, out, kappa, demand, tie, n_starts, p_max, n_iter=30):
     if idx.size == 0:
         return []
     c = prices[idx]  # (K,)
-    h = prices[1] - prices[0]
+    h = np.minimum(step, c)  # (K,) window half-width: the grid step (smaller in the low prefix)
     u = np.linspace(-1.0, 1.0, 65)
     for _ in range(n_iter):
-        ps = np.clip(c[:, None] + h * u, p_max * 1e-12, p_max)  # (K, 65)
+        ps = np.clip(c[:, None] + h[:, None] * u, p_max * 1e-13, p_max)  # (K, 65)
         rev = _solve(ps.ravel(), kappa, demand, tie).revenue_A.reshape(ps.shape)
         c = ps[np.arange(c.size), np.argmax(rev, axis=1)]
         h = h / 32.0
-        if h < 1e-13 * p_max:
+        if (h < 1e-13 * c).all():
             break
     return list(c)

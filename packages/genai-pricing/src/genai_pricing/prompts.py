@@ -77,10 +77,23 @@ def relative_performance(qA, qB):
     >>> relative_performance([0.2, 0.5], [0.4, 0.5]).tolist()
     [2.0, 1.0]
     """
-    na = expected_prompts(qA)
-    nb = expected_prompts(qB)
-    out = np.asarray(na) / np.asarray(nb)
+    qa = _success_probability(qA, "qA")
+    qb = _success_probability(qB, "qB")
+    try:
+        shape = np.broadcast_shapes(qa.shape, qb.shape)
+    except ValueError:
+        raise ValueError(
+            f"qA and qB must have broadcastable shapes, got {qa.shape} and {qb.shape}"
+        ) from None
+    out = np.broadcast_to(qb, shape) / qa  # E[N_A]/E[N_B] = (1/qA)/(1/qB)
     return float(out) if out.ndim == 0 else out
+
+
+def _success_probability(q, name: str) -> np.ndarray:
+    arr = as_float_array(q, name)
+    if ((arr <= 0) | (arr > 1)).any():
+        raise ValueError(f"{name} must lie in (0, 1], got values outside it")
+    return arr
 
 
 def is_cost_effective(pA, pB, kappa, *, tie: str = "latecomer"):
