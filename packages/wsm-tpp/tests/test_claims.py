@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from wsm_tpp import (
     ExpHawkes,
+    GaussHawkes,
     InhomogeneousPoisson,
     fit,
     objective,
@@ -100,3 +101,16 @@ def test_bivariate_awsm_close_to_mle():
         mae[m] = np.abs(np.concatenate([r.params["mu"], r.params["A"].ravel()]) - true).mean()
     assert mae["awsm"] < 2 * mae["mle"]
     assert mae["asm"] > 5 * mae["mle"]
+
+
+def test_gauss_hawkes_awsm_consistent_asm_fails():
+    seqs = [
+        simulate_hawkes(0.5, 0.6, 1.0, T, kernel="gauss", sigma=0.5, rng=2000 + i)
+        for i in range(150)
+    ]
+    true = np.array([0.5, 0.6])
+    mae = {}
+    for m in ("mle", "awsm", "asm"):
+        r = fit(seqs, m, model=GaussHawkes(1, m=1.0, sigma=0.5), T=T)
+        mae[m] = np.abs(np.array([r.params["mu"][0], r.params["A"][0, 0]]) - true).mean()
+    assert mae["mle"] < 0.05 and mae["awsm"] < 0.05 and mae["asm"] > 0.3

@@ -5,6 +5,7 @@ import pytest
 from scipy.integrate import quad
 from wsm_tpp import (
     ExpHawkes,
+    GaussHawkes,
     InhomogeneousPoisson,
     log_likelihood,
     objective,
@@ -109,6 +110,7 @@ def test_poisson_loglik_quadrature_matches_closed_form():
 CASES = [
     ("hawkes-fixed-beta", lambda: ExpHawkes(2, beta=BETA, mu=MU * 1.2, A=A * 0.8)),
     ("hawkes-free-beta", lambda: ExpHawkes(2, mu=MU * 1.2, A=A * 0.8)),
+    ("gauss-hawkes", lambda: GaussHawkes(2, m=0.7, sigma=0.4, mu=MU * 1.2, A=A * 0.8)),
     ("poisson-quadratic", lambda: InhomogeneousPoisson(2, scale=10.0, weights=[-0.5, 0.3, -0.2])),
 ]
 
@@ -133,3 +135,25 @@ def test_gradient_matches_finite_differences(name, make, method):
             - objective_and_grad(model, theta - e, ev, method, noise=noise)[0]
         ) / 2e-6
     np.testing.assert_allclose(g, fd, rtol=1e-4, atol=1e-6)
+
+
+def test_gauss_hawkes_awsm_and_loglik_match_naive():
+    seqs, T = _biv_seqs(n=3)
+    m = GaussHawkes(2, m=0.7, sigma=0.4, mu=MU * 1.2, A=A * 0.8)
+    assert objective(m, seqs, "awsm", T=T) == pytest.approx(
+        _naive_awsm(m, seqs, T, "two_sided_min"), rel=1e-5
+    )
+    ref = 0.0
+    for times, marks in seqs:
+        edges = np.concatenate([[0.0], times, [T]])
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            ref -= quad(
+                lambda s, a=a, times=times, marks=marks: m.intensity(
+                    [s], (times[times <= a], marks[times <= a])
+                ).sum(),
+                a,
+                b,
+            )[0]
+        for n, (t, k) in enumerate(zip(times, marks, strict=True)):
+            ref += np.log(m.intensity([t], (times[:n], marks[:n]))[0, k])
+    assert log_likelihood(m, seqs, T=T, per_event=False) == pytest.approx(ref, rel=1e-7)

@@ -65,3 +65,29 @@ def test_sequences_are_valid():
 def test_explosive_hawkes_is_guarded():
     with pytest.raises(RuntimeError, match="max_events"):
         simulate_hawkes(1.0, 1.5, 2.0, 1000.0, rng=0, max_events=500)
+
+
+def test_gauss_hawkes_mean_count_renewal_equation():
+    """Mean intensity solves m(t) = mu + int_0^t a g(t - s) m(s) ds (discretised, dt = 0.005)."""
+    mu, a, centre, sigma, T, n = 0.5, 0.6, 1.0, 0.5, 50.0, 200
+    dt = 0.005
+    grid = np.arange(int(T / dt)) * dt
+    g = a * np.exp(-0.5 * ((grid - centre) / sigma) ** 2) / (np.sqrt(2 * np.pi) * sigma)
+    lam = np.full(grid.size, mu)
+    for i in range(1, grid.size):
+        lam[i] = mu + dt * np.dot(g[1 : i + 1][::-1], lam[:i])
+    expected = lam.sum() * dt
+    rng = np.random.default_rng(3)
+    counts = np.array(
+        [
+            len(simulate_hawkes(mu, a, centre, T, kernel="gauss", sigma=sigma, rng=rng)[0])
+            for _ in range(n)
+        ]
+    )
+    branching = a * 0.9772498680518208  # a * Phi(centre / sigma)
+    sd = np.sqrt(mu * T / (1 - branching) ** 3)
+    assert abs(counts.mean() - expected) < 4 * sd / np.sqrt(n)
+    t, k = simulate_hawkes(
+        [0.3, 0.4], [[0.3, 0.2], [0.1, 0.4]], 1.0, 20.0, kernel="gauss", sigma=0.5, rng=0
+    )
+    assert np.all(np.diff(t) >= 0) and t.max() <= 20.0 and set(k.tolist()) <= {0, 1}

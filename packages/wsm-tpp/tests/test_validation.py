@@ -34,7 +34,11 @@ def test_simulate_hawkes_bad_args(kwargs, match):
 
 def test_simulate_bad_kernel_and_rate():
     with pytest.raises(ValueError, match="kernel"):
+        simulate_hawkes(1.0, 0.5, 1.0, 10.0, kernel="weibull")
+    with pytest.raises(ValueError, match="sigma"):
         simulate_hawkes(1.0, 0.5, 1.0, 10.0, kernel="gauss")
+    with pytest.raises(ValueError, match="sigma"):
+        simulate_hawkes(1.0, 0.5, 1.0, 10.0, kernel="gauss", sigma=-1.0)
     with pytest.raises(ValueError, match="rate_max"):
         simulate_poisson(lambda t: 5 + 0 * t, 10.0, rate_max=1.0, rng=0)
     with pytest.raises(ValueError, match="rate"):

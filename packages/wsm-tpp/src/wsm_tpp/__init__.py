@@ -11,7 +11,7 @@ from importlib.metadata import version as _version
 
 from .evaluate import log_likelihood, type_accuracy
 from .fit import FitResult, fit
-from .models import ExpHawkes, InhomogeneousPoisson
+from .models import ExpHawkes, GaussHawkes, InhomogeneousPoisson
 from .objectives import objective
 from .simulate import simulate_hawkes, simulate_poisson
 from .weights import weight
@@ -20,6 +20,7 @@ __version__ = _version("wsm-tpp")
 __all__ = [
     "ExpHawkes",
     "FitResult",
+    "GaussHawkes",
     "InhomogeneousPoisson",
     "__version__",
     "fit",

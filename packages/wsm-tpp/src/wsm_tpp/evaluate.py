@@ -49,5 +49,6 @@ def type_accuracy(model, seqs, T=None) -> float:
     theta = model._theta()
     cache = model._cache(theta, ev)
     mu, A, _ = model._unpack(theta)
-    lam = mu[None, :] + np.einsum("ml,kl->mk", cache["R"], A)  # (M, K)
+    R = cache["R"][0] if isinstance(cache["R"], tuple) else cache["R"]  # (M, K)
+    lam = mu[None, :] + np.einsum("ml,kl->mk", R, A)  # (M, K)
     return float(np.mean(lam.argmax(1) == ev.k))

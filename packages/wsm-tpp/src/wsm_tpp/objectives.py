@@ -41,7 +41,7 @@ def _score_loss(loc, h, dh):
 
 def _get_cache(model, theta, ev: Events) -> dict:
     """The model's theta-independent cache, memoised on the events while beta is unchanged."""
-    key = (id(model), float(model._unpack(theta)[2]) if hasattr(model, "_unpack") else None)
+    key = (id(model), None if model.fixed_beta else float(model._unpack(theta)[2]))
     memo = ev.__dict__.setdefault("_memo", {})
     if key not in memo:
         memo.clear()

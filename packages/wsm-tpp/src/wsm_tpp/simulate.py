@@ -1,4 +1,5 @@
-"""Simulators: multivariate exponential-kernel Hawkes processes (Ogata thinning) and
+"""Simulators: multivariate Hawkes processes (exponential kernel: Ogata thinning; Gaussian
+kernel: branching representation) and
 inhomogeneous Poisson processes (Lewis-Shedler thinning).
 
 Is Score Matching Suitable for Estimating Point Processes? - https://arxiv.org/abs/2410.04037
@@ -24,7 +25,15 @@ def _check_T(T) -> float:
 
 
 def simulate_hawkes(
-    mu, A, beta, T, *, kernel: str = "exp", rng=None, max_events: int = 1_000_000
+    mu,
+    A,
+    beta,
+    T,
+    *,
+    kernel: str = "exp",
+    sigma: float | None = None,
+    rng=None,
+    max_events: int = 1_000_000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of a multivariate Hawkes process on [0, T] by Ogata's thinning.
 
@@ -39,7 +48,11 @@ def simulate_hawkes(
             number of type-k children of one type-l event.
         beta: decay rate > 0.
         T: horizon > 0.
-        kernel: only ``"exp"`` is implemented.
+        kernel: ``"exp"`` (Ogata thinning) or ``"gauss"``: kernel
+            ``A[k, l] exp(-(s - beta)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma)`` for s > 0, i.e. ``beta`` is
+            the kernel's centre (mean delay) and ``sigma`` its width; simulated exactly by the
+            branching (cluster) representation, branching matrix ``A * Phi(beta / sigma)``.
+        sigma: width of the Gaussian kernel (required for ``kernel="gauss"``).
         rng: ``numpy.random.Generator`` or seed.
         max_events: guard against explosive parameters (spectral radius of A >= 1).
 
@@ -50,10 +63,8 @@ def simulate_hawkes(
     >>> bool(np.all(np.diff(t) > 0)) and t.max() <= 50.0 and set(k.tolist()) <= {0}
     True
     """
-    if kernel != "exp":
-        raise ValueError(
-            f"kernel must be 'exp' (only the exponential kernel is implemented), got {kernel!r}"
-        )
+    if kernel not in ("exp", "gauss"):
+        raise ValueError(f"kernel must be 'exp' or 'gauss', got {kernel!r}")
     mu = np.atleast_1d(check_positive(mu, "mu"))
     if mu.ndim != 1:
         raise ValueError(f"mu must be a scalar or 1-D, got shape {mu.shape}")
@@ -65,6 +76,11 @@ def simulate_hawkes(
     beta = float(check_positive(beta, "beta", shape=()))
     T = _check_T(T)
     rng = _rng(rng)
+    if kernel == "gauss":
+        if sigma is None:
+            raise ValueError("sigma is required for kernel='gauss'")
+        sigma = float(check_positive(sigma, "sigma", shape=()))
+        return _hawkes_branching(mu, A, beta, sigma, T, rng, max_events)
     times: list[float] = []
     marks: list[int] = []
     excite = np.zeros(K)  # (K,) sum_j A[k, k_j] beta exp(-beta (t - t_j)) at time t
@@ -132,3 +148,38 @@ def simulate_poisson(rate, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, n
     keep = rng.uniform(size=n) * rate_max < lam
     times = cand[keep]
     return times, np.zeros(times.shape[0], dtype=np.int64)
+
+
+def _hawkes_branching(mu, A, centre, sigma, T, rng, max_events):
+    """Gaussian-kernel Hawkes by its cluster representation: immigrants, then generations."""
+    from scipy.special import ndtr
+    from scipy.stats import truncnorm
+
+    K = mu.shape[0]
+    mass = float(ndtr(centre / sigma))  # kernel mass on s > 0
+    counts = rng.poisson(mu * T)  # (K,) immigrants per mark
+    gen_t = rng.uniform(0.0, T, size=counts.sum())
+    gen_k = np.repeat(np.arange(K), counts)
+    all_t, all_k = [gen_t], [gen_k]
+    total = gen_t.size
+    lower = -centre / sigma  # standardised truncation at delay 0
+    while gen_t.size:
+        n_child = rng.poisson(A[:, gen_k].T * mass)  # (n_parents, K) children per mark
+        parents = np.repeat(np.arange(gen_t.size), n_child.sum(1))
+        kids_k = np.concatenate([np.repeat(np.arange(K), row) for row in n_child]).astype(np.int64)
+        delays = truncnorm.rvs(
+            lower, np.inf, loc=centre, scale=sigma, size=parents.size, random_state=rng
+        )
+        kids_t = gen_t[parents] + delays
+        keep = kids_t <= T
+        gen_t, gen_k = kids_t[keep], kids_k[keep]
+        total += gen_t.size
+        if total > max_events:
+            raise RuntimeError(
+                f"more than max_events={max_events} events: is the process explosive?"
+            )
+        all_t.append(gen_t)
+        all_k.append(gen_k)
+    t, k = np.concatenate(all_t), np.concatenate(all_k)
+    order = np.argsort(t, kind="stable")
+    return t[order].astype(np.float64), k[order].astype(np.int64)
