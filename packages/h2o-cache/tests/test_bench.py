@@ -29,6 +29,7 @@ def test_bench_quick(tmp_path):
     assert all(r[4].endswith("x") for r in res["rows"])
 
 
+@pytest.mark.slow
 def test_reproduce_claims_run_on_a_tiny_config(tmp_path, monkeypatch):
     pytest.importorskip("papershelf_tinylm")
     monkeypatch.setenv("PAPERSHELF_TINYLM_CACHE", str(tmp_path / "cache"))
