@@ -10,5 +10,5 @@ def test_reproduce_claims_run(tmp_path):
     import reproduce
 
     rows = reproduce.claims(False, n_uni=20, n_biv=20, n_pois=50)
-    assert len(rows) == 9
+    assert len(rows) == 10
     assert all({"claim", "paper", "measured", "holds", "note"} <= set(r) for r in rows)
