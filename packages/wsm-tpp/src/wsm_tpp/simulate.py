@@ -107,13 +107,13 @@ def simulate_hawkes(
     return np.asarray(times, dtype=np.float64), np.asarray(marks, dtype=np.int64)
 
 
-def simulate_poisson(rate, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
+def simulate_poisson(rate_fn, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of an inhomogeneous Poisson process on [0, T] by Lewis-Shedler thinning.
 
     Args:
-        rate: a float (homogeneous) or a vectorised callable ``rate(t: (n,)) -> (n,)`` >= 0.
+        rate_fn: a float (homogeneous) or a vectorised callable ``rate(t: (n,)) -> (n,)`` >= 0.
         T: horizon > 0.
-        rate_max: an upper bound on ``rate`` over [0, T]; if None, 1.2x the maximum on a
+        rate_max: an upper bound on ``rate_fn`` over [0, T]; if None, 1.2x the maximum on a
             4097-point grid (raises if a candidate point then exceeds it).
         rng: ``numpy.random.Generator`` or seed.
 
@@ -126,25 +126,25 @@ def simulate_poisson(rate, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, n
     """
     T = _check_T(T)
     rng = _rng(rng)
-    if not callable(rate):
-        lam = float(check_positive(rate, "rate", shape=()))
+    if not callable(rate_fn):
+        lam = float(check_positive(rate_fn, "rate_fn", shape=()))
         n = rng.poisson(lam * T)
         return np.sort(rng.uniform(0.0, T, size=n)), np.zeros(n, dtype=np.int64)
     if rate_max is None:
-        grid = np.asarray(rate(np.linspace(0.0, T, 4097)), dtype=np.float64)
+        grid = np.asarray(rate_fn(np.linspace(0.0, T, 4097)), dtype=np.float64)
         if grid.shape != (4097,):
             raise ValueError(
-                "rate must be vectorised: rate(t) with t of shape (n,) must return shape (n,)"
+                "rate_fn must be vectorised: rate_fn(t) with t of shape (n,) must return shape (n,)"
             )
         rate_max = 1.2 * float(grid.max())
     rate_max = float(check_positive(rate_max, "rate_max", shape=()))
     n = rng.poisson(rate_max * T)
     cand = np.sort(rng.uniform(0.0, T, size=n))
-    lam = np.asarray(rate(cand), dtype=np.float64).reshape(n)
+    lam = np.asarray(rate_fn(cand), dtype=np.float64).reshape(n)
     if not np.all(np.isfinite(lam)) or np.any(lam < 0):
-        raise ValueError("rate returned a negative or non-finite value")
+        raise ValueError("rate_fn returned a negative or non-finite value")
     if np.any(lam > rate_max):
-        raise ValueError(f"rate exceeds rate_max={rate_max} on [0, T]; pass a larger rate_max")
+        raise ValueError(f"rate_fn exceeds rate_max={rate_max} on [0, T]; pass a larger rate_max")
     keep = rng.uniform(size=n) * rate_max < lam
     times = cand[keep]
     return times, np.zeros(times.shape[0], dtype=np.int64)
