@@ -136,6 +136,47 @@ def test_acquire_never_requeries_a_covered_user(rng):
         assert len(set(q.tolist())) == 20
 
 
+def test_greedy_baselines_never_requery(rng):
+    """Regression: a queried user with a large irreducible loss stayed the argmax and greedy
+    re-queried them for every remaining service; eps-greedy's random step re-drew queried
+    users; balanced greedy re-picked inside an exhausted group."""
+    n = 30
+    optima = rng.normal(size=(n, 2))
+    offsets = np.zeros(n)
+    offsets[7] = 1e6  # user 7's own optimum leaves them with the largest loss
+    users = QuadraticUsers(optima, offsets=offsets)
+    _, q = greedy_init(users, 6, 0)
+    assert len(set(q.tolist())) == 6 and 7 in q.tolist()
+    # each pick is the argmax over the users not queried yet
+    for s in range(1, 6):
+        cur = users.losses(users.optima[q[:s]]).min(axis=1)
+        cur[q[:s]] = -np.inf
+        assert q[s] == np.argmax(cur)
+    groups = np.array([0] * 25 + [1] * 5)
+    plain = QuadraticUsers(optima)
+    for seed in range(5):
+        for f in (
+            lambda u, k, seed=seed: eps_greedy_init(u, k, seed, 0.5),
+            lambda u, k, seed=seed: balanced_greedy_init(u, k, groups, seed),
+            lambda u, k, seed=seed: greedy_init(u, k, seed),
+        ):
+            _, q = f(plain, n)  # k = N: every user exactly once
+            assert sorted(q.tolist()) == list(range(n))
+            _, q = f(users, 12)
+            assert len(set(q.tolist())) == 12
+
+
+def test_positional_arguments_as_proposed(rng):
+    """acquire(users, k, rng, excess) and eps_greedy_init(users, k, rng, eps) positionally."""
+    users = QuadraticUsers(rng.normal(size=(20, 2)), offsets=rng.uniform(0, 1, 20))
+    a = acquire(users, 4, 3, True)
+    b = acquire(users, 4, 3, excess=True)
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(
+        eps_greedy_init(users, 4, 3, 0.3)[1], eps_greedy_init(users, 4, 3, eps=0.3)[1]
+    )
+
+
 def test_greedy_picks_argmax_loss(rng):
     x = rng.normal(size=(40, 2))
     users = QuadraticUsers(x)

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from conftest import spd
-from service_init import CallableUsers, QuadraticUsers, RegressionUsers
+from service_init import CallableUsers, QuadraticUsers, RegressionUsers, acquire
 
 
 def naive_losses(optima, metrics, offsets, centers):
@@ -98,6 +98,21 @@ def test_callable_users_roundtrip():
         users.fit(np.zeros(3, dtype=int), 1, np.zeros((1, 1)))
     with pytest.raises(ValueError, match="optimal_losses"):
         users.optimal_losses  # noqa: B018
+
+
+def test_callable_users_infer_n_users_and_dim(rng):
+    """CallableUsers(loss_fn, argmin_fn) as the API proposes: N and d are inferred."""
+    x = rng.normal(size=(25, 3))
+    users = CallableUsers(lambda c: ((x[:, None] - c[None]) ** 2).sum(-1), lambda i: x[i])
+    assert users.n_users == 25 and users.dim == 3
+    quad = QuadraticUsers(x)
+    np.testing.assert_array_equal(acquire(users, 5, 1)[1], acquire(quad, 5, 1)[1])
+    with pytest.raises(ValueError, match="loss_fn"):
+        CallableUsers(lambda c: np.zeros(5), lambda i: x[i])
+    with pytest.raises(TypeError, match="n_users"):
+        CallableUsers(lambda c: np.zeros((25, 1)), lambda i: x[i], n_users=2.5)
+    with pytest.raises(ValueError, match="dim"):
+        CallableUsers(lambda c: np.zeros((25, 1)), lambda i: x[i], dim=0)
 
 
 @pytest.mark.parametrize(

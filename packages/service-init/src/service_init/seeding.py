@@ -63,7 +63,7 @@ def _run(users, k, rng, pick_first, pick_next):
     return centers, queried
 
 
-def acquire(users, k, rng=None, *, excess=False):
+def acquire(users, k, rng=None, excess=False):
     """AcQUIre (Alg. 1): query users with probability proportional to their current loss.
 
     Step 1 queries a user drawn from the weights pi; step s queries user i with probability
@@ -175,7 +175,9 @@ def random_init(users, k, rng=None):
 
 
 def greedy_init(users, k, rng=None, *, excess=False):
-    """Baseline: first user drawn by pi, then always the user with the largest ``pi_i L_i``.
+    """Baseline: first user drawn by pi, then always the not-yet-queried user with the largest
+    ``pi_i L_i`` (a queried user's loss stays at their irreducible loss ``l_i(theta_i^*)``, which
+    can be the largest: re-querying them would deploy copies of one service).
 
     Returns:
         ``(centers (k, d), queried (k,) int64)``.
@@ -183,8 +185,9 @@ def greedy_init(users, k, rng=None, *, excess=False):
     return eps_greedy_init(users, k, rng, eps=0.0, excess=excess)
 
 
-def eps_greedy_init(users, k, rng=None, *, eps=0.1, excess=False):
-    """Baseline: at each step, with probability ``eps`` a user drawn by pi, else the greedy one.
+def eps_greedy_init(users, k, rng=None, eps=0.1, *, excess=False):
+    """Baseline: at each step, with probability ``eps`` a user drawn by pi among those not yet
+    queried (re-querying a user would only duplicate a service), else the greedy one.
 
     Returns:
         ``(centers (k, d), queried (k,) int64)``.
@@ -196,13 +199,23 @@ def eps_greedy_init(users, k, rng=None, *, eps=0.1, excess=False):
     if not 0.0 <= eps <= 1.0:
         raise ValueError(f"eps must lie in [0, 1], got {eps}")
     w = users.weights
+    taken = np.zeros(users.n_users, dtype=bool)
+
+    def pick_first():
+        i = _draw(w, rng, w)
+        taken[i] = True
+        return i
 
     def pick_next(s, current):
         if eps > 0 and rng.random() < eps:
-            return _draw(w, rng, w)
-        return int(np.argmax(_scores(users, current, excess)))
+            free = np.flatnonzero(~taken)
+            i = int(free[_draw(w[free], rng, np.ones(free.size))])
+        else:  # a queried user keeps their irreducible loss: never pick them again
+            i = int(np.argmax(np.where(taken, -np.inf, _scores(users, current, excess))))
+        taken[i] = True
+        return i
 
-    return _run(users, k, rng, lambda: _draw(w, rng, w), pick_next)
+    return _run(users, k, rng, pick_first, pick_next)
 
 
 def _round_robin(k, n_groups, rng):
@@ -236,7 +249,9 @@ def balanced_random_init(users, k, groups, rng=None):
 
 
 def balanced_greedy_init(users, k, groups, rng=None, *, excess=False):
-    """Baseline: groups in round-robin; within the group, the user with the largest ``pi_i L_i``.
+    """Baseline: groups in round-robin; within the group, the not-yet-queried user with the
+    largest ``pi_i L_i`` (any remaining user once the group is exhausted, as in
+    :func:`balanced_random_init`).
 
     Returns:
         ``(centers (k, d), queried (k,) int64)``.
@@ -247,13 +262,24 @@ def balanced_greedy_init(users, k, groups, rng=None, *, excess=False):
     _, codes = check_groups(groups, users.n_users)
     w = users.weights
     plan = _round_robin(k, codes.max() + 1, rng)
+    taken = np.zeros(users.n_users, dtype=bool)
+
+    def candidates(s):
+        members = np.flatnonzero((codes == plan[s]) & ~taken)
+        if members.size == 0:  # group exhausted: fall back to any remaining user
+            members = np.flatnonzero(~taken)
+        return members
 
     def pick_first():
-        members = np.flatnonzero(codes == plan[0])
-        return int(members[_draw(w[members], rng, np.ones(members.size))])
+        members = candidates(0)
+        i = int(members[_draw(w[members], rng, np.ones(members.size))])
+        taken[i] = True
+        return i
 
     def pick_next(s, current):
-        members = np.flatnonzero(codes == plan[s])
-        return int(members[np.argmax(_scores(users, current, excess)[members])])
+        members = candidates(s)
+        i = int(members[np.argmax(_scores(users, current, excess)[members])])
+        taken[i] = True
+        return i
 
     return _run(users, k, rng, pick_first, pick_next)

@@ -20,6 +20,7 @@ learning dynamics use:
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -241,8 +242,8 @@ class CallableUsers:
     Args:
         loss_fn: ``loss_fn(centers (k, d)) -> (N, k)`` non-negative losses l_i(theta_j).
         argmin_fn: ``argmin_fn(i) -> (d,)`` personal optimum of user i (the query).
-        n_users: N.
-        dim: d.
+        n_users: N; inferred from ``loss_fn`` at user 0's optimum when omitted.
+        dim: d; inferred from ``argmin_fn(0)`` when omitted.
         fit_fn: optional ``fit_fn(resp (N, k), previous (k, d)) -> (k, d)`` service best response
             to (soft) assignments, needed only by the learning dynamics.
         optimal_losses: optional (N,) l_i(theta_i^*), needed only for ``excess=True``.
@@ -259,8 +260,8 @@ class CallableUsers:
         self,
         loss_fn: Callable,
         argmin_fn: Callable,
-        n_users: int,
-        dim: int,
+        n_users: int | None = None,
+        dim: int | None = None,
         *,
         fit_fn: Callable | None = None,
         optimal_losses=None,
@@ -270,10 +271,18 @@ class CallableUsers:
             raise TypeError("loss_fn and argmin_fn must be callable")
         if fit_fn is not None and not callable(fit_fn):
             raise TypeError("fit_fn must be callable or None")
-        if int(n_users) < 1 or int(dim) < 1:
-            raise ValueError(f"n_users and dim must be >= 1, got {n_users}, {dim}")
         self._loss_fn, self._argmin_fn, self._fit_fn = loss_fn, argmin_fn, fit_fn
-        self._n, self._d = int(n_users), int(dim)
+        if dim is None:
+            dim = np.asarray(argmin_fn(0), dtype=float).reshape(-1).shape[0]
+        self._d = _check_count(dim, "dim")
+        if n_users is None:
+            out = np.asarray(loss_fn(self.query(0)[None, :]), dtype=float)
+            if out.ndim != 2 or out.shape[1] != 1:
+                raise ValueError(
+                    f"loss_fn(centers (1, {self._d})) must return shape (N, 1), got {out.shape}"
+                )
+            n_users = out.shape[0]
+        self._n = _check_count(n_users, "n_users")
         self.weights = check_weights(weights, self._n)
         if optimal_losses is not None:
             optimal_losses = as_float_array(optimal_losses, "optimal_losses", ndim=1)
@@ -327,6 +336,14 @@ class CallableUsers:
         if new.shape != np.shape(previous):
             raise ValueError(f"fit_fn must return shape {np.shape(previous)}, got {new.shape}")
         return new
+
+
+def _check_count(x, name: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
+    if int(x) < 1:
+        raise ValueError(f"{name} must be >= 1, got {x}")
+    return int(x)
 
 
 def _check_centers(centers, d: int) -> np.ndarray:
