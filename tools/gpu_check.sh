@@ -28,6 +28,6 @@ for f in packages/*/gpu_check.py; do
     pkg=$(basename "$(dirname "$f")")
     if (( ${#shift_pkgs[@]} )) && [[ ! " ${shift_pkgs[*]} " =~ " $pkg " ]]; then continue; fi
     echo "=== $pkg ==="
-    ( cd "$(dirname "$f")" && timeout "${PER_PACKAGE_S:-240}" python3 gpu_check.py --json "$OUT/$pkg.gpu.json" ) 2>&1 | tee "$OUT/$pkg.log" | tail -60
+    ( cd "$(dirname "$f")" && timeout "${PER_PACKAGE_S:-240}" python3 gpu_check.py --json "$OUT/$pkg.gpu.json" ${GPU_CHECK_ARGS:-} ) 2>&1 | tee "$OUT/$pkg.log" | tail -60
     echo "=== $pkg exit ${PIPESTATUS[0]} ==="
 done
