@@ -74,9 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=Path(__file__).with_name("bench.json"))
     args = parser.parse_args(argv)
 
-    import torch
-
     import specexec as sx
+    import torch
 
     torch.set_num_threads(1)
     if args.quick:
@@ -91,45 +90,81 @@ def main(argv: list[str] | None = None) -> int:
         for temp, top_p, label in [(0.0, 1.0, "greedy"), (0.6, 0.9, "t=0.6,p=0.9")]:
             kw = {"temperature": temp, "top_p": top_p}
             ar, _, _ = time_method(
-                lambda p, s: sx.autoregressive_generate(target, p, new, seed=s, **kw),
+                lambda p, s, kw=kw: sx.autoregressive_generate(target, p, new, seed=s, **kw),
                 prompts,
                 repeats,
             )
-            methods = {"chain gamma=4": lambda p, s: sx.chain_speculative_generate(
-                target, draft, p, new, gamma=4, seed=s, **kw)}
+            methods = {
+                "chain gamma=4": lambda p, s, kw=kw: sx.chain_speculative_generate(
+                    target, draft, p, new, gamma=4, seed=s, **kw
+                )
+            }
             for k in budgets:
-                methods[f"specexec K={k}"] = (
-                    lambda p, s, k=k: sx.specexec_generate(target, draft, p, new, budget=k, seed=s, **kw)
+                methods[f"specexec K={k}"] = lambda p, s, k=k, kw=kw: sx.specexec_generate(
+                    target, draft, p, new, budget=k, seed=s, **kw
                 )
             for name, fn in methods.items():
                 ms, tpc, steps = time_method(fn, prompts, repeats)
                 rows.append(
-                    [f"{label}: {name}", round(ar, 2), round(ms, 2), f"{ar / ms:.2f}x",
-                     round(tpc, 2), f"{cost.speedup(tpc, steps):.1f}x"]
+                    [
+                        f"{label}: {name}",
+                        round(ar, 2),
+                        round(ms, 2),
+                        f"{ar / ms:.2f}x",
+                        round(tpc, 2),
+                        f"{cost.speedup(tpc, steps):.1f}x",
+                    ]
                 )
             if temp == 0:  # peer: transformers assisted generation (chain drafts, greedy)
+
                 def hf_assisted(p, s):
                     ids = torch.tensor([p])
                     t0 = time.perf_counter()
                     out = target.generate(
-                        ids, assistant_model=draft, max_new_tokens=new,
-                        do_sample=False, pad_token_id=0, eos_token_id=None,
+                        ids,
+                        assistant_model=draft,
+                        max_new_tokens=new,
+                        do_sample=False,
+                        pad_token_id=0,
+                        eos_token_id=None,
                     )
                     n = out.shape[1] - ids.shape[1]
-                    return None, {"new_tokens": n, "target_calls": 1, "accepted_per_call": [n],
-                                  "draft_calls": 0, "wall_time_s": time.perf_counter() - t0}
+                    return None, {
+                        "new_tokens": n,
+                        "target_calls": 1,
+                        "accepted_per_call": [n],
+                        "draft_calls": 0,
+                        "wall_time_s": time.perf_counter() - t0,
+                    }
 
                 ms, _, _ = time_method(hf_assisted, prompts, repeats)
-                rows.append([f"{label}: transformers assisted", round(ar, 2), round(ms, 2),
-                             f"{ar / ms:.2f}x", "n/a", "n/a"])
-    columns = ["config", "autoregressive_ms_per_token", "ours_ms_per_token", "ratio",
-               "tokens_per_call", "offload_x"]
-    print(f"{columns[0]:36s} {'AR ms/tok':>10s} {'ms/tok':>8s} {'ratio':>7s} {'tok/call':>8s} {'offload_x':>9s}")
+                rows.append(
+                    [
+                        f"{label}: transformers assisted",
+                        round(ar, 2),
+                        round(ms, 2),
+                        f"{ar / ms:.2f}x",
+                        "n/a",
+                        "n/a",
+                    ]
+                )
+    columns = [
+        "config",
+        "autoregressive_ms_per_token",
+        "ours_ms_per_token",
+        "ratio",
+        "tokens_per_call",
+        "offload_x",
+    ]
+    print(
+        f"{columns[0]:36s} {'AR ms/tok':>10s} {'ms/tok':>8s} {'ratio':>7s} {'tok/call':>8s} {'offload_x':>9s}"
+    )
     for r in rows:
         print(f"{r[0]:36s} {r[1]:>10} {r[2]:>8} {r[3]:>7} {r[4]:>8} {r[5]:>9}")
     result = {
         "package": "specexec",
-        "title": "ms per generated token, batch 1" + (" (quick: random tiny models)" if args.quick else ""),
+        "title": "ms per generated token, batch 1"
+        + (" (quick: random tiny models)" if args.quick else ""),
         "machine": f"{platform.machine()} CPU, torch threads=1",
         "columns": columns,
         "rows": rows,

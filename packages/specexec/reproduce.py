@@ -81,9 +81,8 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
 
     ``models`` = (target, draft, prompts) replaces the trained pair (tests use tiny models).
     """
-    import torch
-
     import specexec as sx
+    import torch
 
     if models is None:
         target, draft, tl = load_models()
@@ -128,7 +127,8 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
             {
                 "claim": f"tokens per target pass grow with the tree budget ({label})",
                 "paper": "up to ~20 (70B target, K=1024-2048)",
-                "measured": " -> ".join(f"{v:.2f}" for v in tpc) + f" (K={budgets[0]}..{budgets[-1]})",
+                "measured": " -> ".join(f"{v:.2f}" for v in tpc)
+                + f" (K={budgets[0]}..{budgets[-1]})",
                 "holds": bool(mono and tpc[-1] > tpc[0] * 1.3),
                 "note": f"tiny 4-layer/1-layer byte Llama pair, {len(ps)} prompts x {new} tokens",
             }
@@ -201,7 +201,9 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     print(f"{'claim':66s} {'paper':>36s} {'measured':>44s} holds")
     for r in rows:
-        print(f"{r['claim'][:66]:66s} {r['paper'][:36]:>36s} {r['measured'][:44]:>44s} {r['holds']}")
+        print(
+            f"{r['claim'][:66]:66s} {r['paper'][:36]:>36s} {r['measured'][:44]:>44s} {r['holds']}"
+        )
     print("\ntokens per target pass by budget:")
     for label, t in getattr(claims, "table", {}).items():
         for k, v in t["specexec"].items():

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 import specexec as sx
 from specexec import MarkovLM, OffloadCostModel
 
@@ -88,7 +87,11 @@ def test_specexec_generate_rejects_bad_input(pair, kwargs, exc, match):
     args.update(kwargs)
     with pytest.raises(exc, match=match):
         sx.specexec_generate(
-            args.pop("target"), args.pop("draft"), args.pop("input_ids"), args.pop("max_new_tokens"), **args
+            args.pop("target"),
+            args.pop("draft"),
+            args.pop("input_ids"),
+            args.pop("max_new_tokens"),
+            **args,
         )
 
 
@@ -126,7 +129,12 @@ def test_cost_model_arithmetic():
     assert big.speedup(tpp, steps) == pytest.approx(tpp, rel=1e-3)
     # from_transfer: 140 GB over 25 GB/s = 5.6 s (Llama-2-70B in fp16 over PCIe 4.0)
     assert OffloadCostModel.from_transfer(140e9, 25.0).target_pass_s == pytest.approx(5.6)
-    stats = {"new_tokens": 30, "target_calls": 3, "draft_calls": 12, "accepted_per_call": [10, 10, 10]}
+    stats = {
+        "new_tokens": 30,
+        "target_calls": 3,
+        "draft_calls": 12,
+        "accepted_per_call": [10, 10, 10],
+    }
     assert m.simulate(stats) == pytest.approx(30 / (3 * 5.6 + 12 * 0.03))
     with pytest.raises(ValueError, match="target_pass_s"):
         OffloadCostModel(0.0, 0.1)

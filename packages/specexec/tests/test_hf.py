@@ -2,12 +2,10 @@
 
 import numpy as np
 import pytest
-
 import specexec as sx
+from conftest import draft_of, tiny_llama
 from specexec.models import HFSession, prune_cache
 from specexec.tree import build_tree
-
-from conftest import draft_of, tiny_llama
 
 torch = pytest.importorskip("torch")
 

@@ -2,12 +2,10 @@
 
 import numpy as np
 import pytest
-from scipy import stats as sps
-
 import specexec as sx
+from scipy import stats as sps
 from specexec import MarkovLM, build_tree, expected_tokens_per_pass, validate_tree
 from specexec.tree import ROOT
-
 from test_tree import markov_draft_fn
 
 
@@ -131,7 +129,9 @@ def test_mean_tokens_per_pass_matches_formula(noise):
         logits = target_logits_fn(target, prefix)(tree, np.arange(-1, len(tree)))
         formula = expected_tokens_per_pass(tree, logits)
         # the callable form gives the same number
-        assert expected_tokens_per_pass(tree, target_logits_fn(target, prefix)) == pytest.approx(formula)
+        assert expected_tokens_per_pass(tree, target_logits_fn(target, prefix)) == pytest.approx(
+            formula
+        )
         n = 5000
         draws = np.array([len(validate_tree(tree, logits, 1.0, 1.0, rng)[0]) + 1 for _ in range(n)])
         se = draws.std(ddof=1) / np.sqrt(n)

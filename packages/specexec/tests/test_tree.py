@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from specexec import DraftTree, MarkovLM, build_tree
 from specexec.tree import ROOT
 
@@ -18,7 +17,10 @@ def markov_draft_fn(lm, prefix):
 
     def fn(tree, node_ids):
         return np.stack(
-            [lm(np.array(prefix + ([] if i == ROOT else tree.path_tokens(i).tolist()))) for i in node_ids]
+            [
+                lm(np.array(prefix + ([] if i == ROOT else tree.path_tokens(i).tolist())))
+                for i in node_ids
+            ]
         )
 
     return fn
@@ -60,7 +62,9 @@ def brute_force_best(lm, prefix, k, max_depth):
 def test_best_first_tree_is_optimal_vs_brute_force(k):
     lm = MarkovLM.random(4, order=2, seed=k)
     prefix = [1, 2]
-    tree = build_tree(markov_draft_fn(lm, prefix), prefix, k, max_depth=3, max_expand=k, branch_width=4)
+    tree = build_tree(
+        markov_draft_fn(lm, prefix), prefix, k, max_depth=3, max_expand=k, branch_width=4
+    )
     assert len(tree) == k and tree.is_ancestor_closed()
     got = float(np.exp(tree.logprobs).sum())
     # the recorded cumulative log-probs are the true path log-probs
@@ -84,7 +88,9 @@ def test_tree_is_top_k_of_all_nodes(v, k, seed, conc):
     """With w = V and B >= K the tree is exactly the K most probable nodes (depth <= D)."""
     lm = MarkovLM.random(v, order=1, seed=seed, concentration=conc)
     depth = 4
-    tree = build_tree(markov_draft_fn(lm, [0]), [0], k, max_depth=depth, max_expand=k, branch_width=v)
+    tree = build_tree(
+        markov_draft_fn(lm, [0]), [0], k, max_depth=depth, max_expand=k, branch_width=v
+    )
     # all nodes up to depth D with their log-probs
     allp = []
     for d in range(1, depth + 1):
@@ -105,7 +111,9 @@ def test_tree_is_top_k_of_all_nodes(v, k, seed, conc):
     assert (tree.parents < np.arange(len(tree))).all()
     # cumulative log-probs never increase along a path
     par = tree.parents
-    assert all(tree.logprobs[i] <= tree.logprobs[par[i]] + 1e-12 for i in range(len(tree)) if par[i] >= 0)
+    assert all(
+        tree.logprobs[i] <= tree.logprobs[par[i]] + 1e-12 for i in range(len(tree)) if par[i] >= 0
+    )
 
 
 def test_build_tree_limits_and_decay():
@@ -116,7 +124,10 @@ def test_build_tree_limits_and_decay():
     assert all(len(t.children(i)) <= 3 for i in range(-1, len(t)))
     t2 = build_tree(fn, [0], 20, branch_width=8, decay=0.5)
     for i in range(len(t2)):
-        pure = sum(lm(np.array([0, *t2.path_tokens(i)[:j]]))[t2.path_tokens(i)[j]] for j in range(t2.depths[i]))
+        pure = sum(
+            lm(np.array([0, *t2.path_tokens(i)[:j]]))[t2.path_tokens(i)[j]]
+            for j in range(t2.depths[i])
+        )
         assert t2.logprobs[i] == pytest.approx(pure + t2.depths[i] * math.log(0.5))
     t3 = build_tree(fn, [0], 200, branch_width=8, min_logprob=-3.0)
     assert (t3.logprobs >= -3.0).all() and len(t3) < 200

@@ -9,6 +9,7 @@ the target scores the whole tree in one forward with tree attention, and one ind
 sample per node decides the accepted path, so the output is exactly the target's distribution.
 """
 
+from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
 from .cost import OffloadCostModel
@@ -18,7 +19,10 @@ from .sampling import warp_probs
 from .toy import MarkovLM
 from .tree import DraftTree, build_tree, expected_tokens_per_pass, validate_tree
 
-__version__ = _version("specexec")
+try:
+    __version__ = _version("specexec")
+except PackageNotFoundError:  # running from a source tree (e.g. gpu_check.py)
+    __version__ = "0+unknown"
 __all__ = [
     "DraftTree",
     "MarkovLM",

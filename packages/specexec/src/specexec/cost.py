@@ -70,7 +70,9 @@ class OffloadCostModel:
         """Seconds for one iteration: ``draft_steps`` draft forwards + one target pass."""
         draft_steps = _positive("draft_steps", draft_steps, allow_zero=True)
         tree_tokens = _positive("tree_tokens", tree_tokens, allow_zero=True)
-        return self.target_pass_s + self.target_token_s * tree_tokens + draft_steps * self.draft_step_s
+        return (
+            self.target_pass_s + self.target_token_s * tree_tokens + draft_steps * self.draft_step_s
+        )
 
     def tokens_per_second(
         self, tokens_per_pass: float, draft_steps: float, tree_tokens: float = 0.0
@@ -83,11 +85,14 @@ class OffloadCostModel:
         """``1 / (C + t)``: one offloaded target pass per token."""
         return 1.0 / (self.target_pass_s + self.target_token_s)
 
-    def speedup(self, tokens_per_pass: float, draft_steps: float, tree_tokens: float = 0.0) -> float:
+    def speedup(
+        self, tokens_per_pass: float, draft_steps: float, tree_tokens: float = 0.0
+    ) -> float:
         """Simulated tokens/s over autoregressive offloaded decoding."""
-        return self.tokens_per_second(
-            tokens_per_pass, draft_steps, tree_tokens
-        ) / self.autoregressive_tokens_per_second()
+        return (
+            self.tokens_per_second(tokens_per_pass, draft_steps, tree_tokens)
+            / self.autoregressive_tokens_per_second()
+        )
 
     def simulate(self, stats: dict) -> float:
         """Simulated tokens/s of a finished run from its ``stats`` (any generator here)."""

@@ -336,8 +336,10 @@ def build_tree(
         else:
             dep = np.asarray(depths, dtype=np.int64)
             # a child scores <= parent + log(decay): skip nodes whose children cannot enter
-            floor = max(kth, min_logprob)
-            ok = alive & ~expanded & (dep < max_depth) & (sc + log_decay >= floor)
+            # (when full, a child must beat the K-th score; exact ties are not worth a call)
+            ok = alive & ~expanded & (dep < max_depth) & (sc + log_decay >= min_logprob)
+            if full:
+                ok &= sc + log_decay > kth
             cand = np.flatnonzero(ok)
             if cand.size == 0:
                 break
@@ -447,7 +449,9 @@ def validate_tree(
         target_logits = np.asarray(target_logits, dtype=np.float64)
         shape = target_logits.shape
     if len(shape) != 2 or shape[0] != len(tree) + 1 or shape[1] < 1:
-        raise ValueError(f"target_logits must have shape (N+1, V) = ({len(tree) + 1}, V), got {shape}")
+        raise ValueError(
+            f"target_logits must have shape (N+1, V) = ({len(tree) + 1}, V), got {shape}"
+        )
     rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     node = ROOT
     accepted: list[int] = []
