@@ -99,3 +99,13 @@ def test_models_bad_args():
         weight([1.0], [0.0], 2.0, "bogus")
     with pytest.raises(ValueError, match="method"):
         objective(ExpHawkes(2, beta=1.0, mu=[1, 1], A=np.eye(2)), [SEQ], "em", T=10.0)
+
+
+def test_positional_arguments_in_brief_order():
+    # brief: simulate_hawkes(mu, A, beta, T, kernel, rng); simulate_poisson(rate_fn, T, rng)
+    a = simulate_hawkes(0.5, 0.8, 2.0, 10.0, "exp", 3)
+    b = simulate_hawkes(0.5, 0.8, 2.0, 10.0, kernel="exp", rng=3)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    c = simulate_poisson(2.0, 10.0, 4)
+    d = simulate_poisson(2.0, 10.0, rng=4)
+    assert np.array_equal(c[0], d[0])

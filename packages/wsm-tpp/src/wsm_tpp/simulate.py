@@ -29,10 +29,10 @@ def simulate_hawkes(
     A,
     beta,
     T,
-    *,
     kernel: str = "exp",
-    sigma: float | None = None,
     rng=None,
+    *,
+    sigma: float | None = None,
     max_events: int = 1_000_000,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of a multivariate Hawkes process on [0, T] by Ogata's thinning.
@@ -52,8 +52,8 @@ def simulate_hawkes(
             ``A[k, l] exp(-(s - beta)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma)`` for s > 0, i.e. ``beta`` is
             the kernel's centre (mean delay) and ``sigma`` its width; simulated exactly by the
             branching (cluster) representation, branching matrix ``A * Phi(beta / sigma)``.
+        rng: ``numpy.random.Generator``, int seed or None.
         sigma: width of the Gaussian kernel (required for ``kernel="gauss"``).
-        rng: ``numpy.random.Generator`` or seed.
         max_events: guard against explosive parameters (spectral radius of A >= 1).
 
     Returns:
@@ -107,15 +107,15 @@ def simulate_hawkes(
     return np.asarray(times, dtype=np.float64), np.asarray(marks, dtype=np.int64)
 
 
-def simulate_poisson(rate_fn, T, *, rate_max=None, rng=None) -> tuple[np.ndarray, np.ndarray]:
+def simulate_poisson(rate_fn, T, rng=None, *, rate_max=None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of an inhomogeneous Poisson process on [0, T] by Lewis-Shedler thinning.
 
     Args:
         rate_fn: a float (homogeneous) or a vectorised callable ``rate(t: (n,)) -> (n,)`` >= 0.
         T: horizon > 0.
+        rng: ``numpy.random.Generator``, int seed or None.
         rate_max: an upper bound on ``rate_fn`` over [0, T]; if None, 1.2x the maximum on a
             4097-point grid (raises if a candidate point then exceeds it).
-        rng: ``numpy.random.Generator`` or seed.
 
     Returns:
         ``(times float64 (N,), marks int64 (N,) of zeros)``.
