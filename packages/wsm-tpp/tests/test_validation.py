@@ -109,3 +109,13 @@ def test_positional_arguments_in_brief_order():
     c = simulate_poisson(2.0, 10.0, 4)
     d = simulate_poisson(2.0, 10.0, rng=4)
     assert np.array_equal(c[0], d[0])
+
+
+def test_fit_positional_arguments_in_brief_order():
+    # brief: fit(seqs, method, weight, mark_coef, T)
+    seqs = [simulate_hawkes(0.5, 0.8, 2.0, 20.0, rng=i) for i in range(4)]
+    a = fit(seqs, "awsm", "two_sided_product", 1.0, 20.0, model=ExpHawkes(1, beta=2.0))
+    b = fit(seqs, "awsm", weight="two_sided_product", T=20.0, model=ExpHawkes(1, beta=2.0))
+    assert np.allclose(a.params["mu"], b.params["mu"]) and np.allclose(a.params["A"], b.params["A"])
+    c = fit(seqs, "awsm", "none", 1.0, 20.0, model=ExpHawkes(1, beta=2.0))
+    assert not np.allclose(a.params["A"], c.params["A"])

@@ -44,11 +44,11 @@ class FitResult:
 def fit(
     seqs,
     method: str = "awsm",
-    *,
-    model=None,
-    T=None,
     weight: str = "two_sided_min",  # the original code's default "two_side_op"
     mark_coef: float = 1.0,  # gamma = 1: conditional likelihood of the mark
+    T=None,
+    *,
+    model=None,
     sigma: float = 0.1,
     n_noise: int = 4,
     rng=None,
@@ -63,13 +63,13 @@ def fit(
             ``"asm"`` (unweighted autoregressive score matching, h = 1), ``"dsm"`` (denoising score
             matching) or ``"mle"`` (maximum likelihood; exact compensator for ExpHawkes,
             Gauss-Legendre quadrature for InhomogeneousPoisson).
-        model: an :class:`~wsm_tpp.ExpHawkes` or :class:`~wsm_tpp.InhomogeneousPoisson`; its current
-            parameters (if set) are the starting point. Default: ``ExpHawkes(K)`` with K from the
-            marks and beta learned.
-        T: observation horizon, scalar or (S,); default the largest event time. Pass the true
-            window: AWSM's weight vanishes at T.
         weight: AWSM weight, ``"two_sided_min"`` | ``"two_sided_product"`` | ``"one_sided"`` | ``"none"``.
         mark_coef: coefficient of the mark cross-entropy term (K > 1).
+        T: observation horizon, scalar or (S,); default the largest event time. Pass the true
+            window: AWSM's weight vanishes at T.
+        model: an :class:`~wsm_tpp.ExpHawkes`, :class:`~wsm_tpp.GaussHawkes` or
+            :class:`~wsm_tpp.InhomogeneousPoisson`; its current parameters (if set) are the
+            starting point. Default: ``ExpHawkes(K)`` with K from the marks and beta learned.
         sigma: DSM noise standard deviation.
         n_noise: DSM noise draws per event (fixed during the optimisation).
         rng: generator or seed for the DSM noise.
