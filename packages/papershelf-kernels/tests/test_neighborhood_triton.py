@@ -19,12 +19,13 @@ pytestmark = pytest.mark.skipif(
 
 CASES = [  # shape, kernel, stride, dilation, causal, H, Hkv, D, q tile
     ((21,), 6, 2, 1, True, 2, 1, 16, (16,)),
+    ((40,), 16, 16, 1, False, 1, 1, 16, (16,)),  # blocked: the mask-free (fully block-sparse) path
     ((6, 7), (4, 3), (2, 1), (1, 2), (True, False), 2, 1, 16, (4, 4)),
     ((4, 3, 5), (2, 3, 3), (1, 3, 2), (2, 1, 1), (False, False, True), 1, 1, 8, (2, 2, 4)),
     pytest.param(((19,), 5, 1, 3, False, 1, 1, 8, (16,)), marks=pytest.mark.slow),
     pytest.param(((9, 6), 3, 3, 1, False, 4, 2, 32, (4, 8)), marks=pytest.mark.slow),
 ]
-IDS = ["1d", "2d", "3d", "1d-dilated", "2d-blocked-gqa"]
+IDS = ["1d", "1d-blocked", "2d", "3d", "1d-dilated", "2d-blocked-gqa"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -78,6 +78,32 @@ if has_triton():
         return lo
 
     @triton.jit
+    def _common(ok, start, end):
+        """Intersection [max start, min end) of the windows of the valid entries."""
+        return (
+            tl.max(tl.where(ok, start, -1073741824), 0),
+            tl.min(tl.where(ok, end, 1073741824), 0),
+        )
+
+    @triton.jit
+    def _min_of(ok, x):
+        return tl.min(tl.where(ok, x, 1073741824), 0)
+
+    @triton.jit
+    def _max_of(ok, x):
+        return tl.max(tl.where(ok, x, -1073741824), 0)
+
+    @triton.jit
+    def _chunk_is_full(
+        n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N: tl.constexpr
+    ):
+        """True when the whole KV chunk lies inside every query's window (fully block-sparse)."""
+        full = (n0 + BLOCK_N <= total) & (_min_of(kv_ok, c1) >= ws1) & (_max_of(kv_ok, c1) < we1)
+        full = full & (_min_of(kv_ok, c2) >= ws2) & (_max_of(kv_ok, c2) < we2)
+        full = full & (_min_of(kv_ok, c3) >= ws3) & (_max_of(kv_ok, c3) < we3)
+        return full
+
+    @triton.jit
     def _decode_program(pid, NT1, NT2, NT3, D1, D2, D3):
         t3 = pid % NT3
         r = pid // NT3
@@ -122,6 +148,9 @@ if has_triton():
         qs1, qe1 = _window(i1, lg1, K1, S1, C1)
         qs2, qe2 = _window(i2, lg2, K2, S2, C2)
         qs3, qe3 = _window(i3, lg3, K3, S3, C3)
+        ws1, we1 = _common(q_ok, qs1, qe1)
+        ws2, we2 = _common(q_ok, qs2, qe2)
+        ws3, we3 = _common(q_ok, qs3, qe3)
         # KV box: start of the first query, end of the last (valid) query, per axis
         lo1, _ = _window(t1 * T1, lg1, K1, S1, C1)
         lo2, _ = _window(t2 * T2, lg2, K2, S2, C2)
@@ -161,13 +190,18 @@ if has_triton():
             else:
                 s = tl.dot(q, tl.trans(k))
             s = s * qk_scale
-            inside = (
-                kv_ok[None, :]
-                & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
-                & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
-                & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
-            )  # fmt: skip
-            s = tl.where(inside, s, float("-inf"))
+            # skip the per-row mask when every query of the tile sees every key of the chunk
+            full = _chunk_is_full(
+                n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
+            )
+            if full == 0:  # some entries are outside a window: mask them
+                inside = (
+                    kv_ok[None, :]
+                    & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
+                    & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
+                    & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
+                )  # fmt: skip
+                s = tl.where(inside, s, float("-inf"))
             m_new = tl.maximum(m_i, tl.max(s, 1))
             m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
             p = tl.exp2(s - m_safe[:, None])
@@ -222,6 +256,9 @@ if has_triton():
         qs1, qe1 = _window(i1, lg1, K1, S1, C1)
         qs2, qe2 = _window(i2, lg2, K2, S2, C2)
         qs3, qe3 = _window(i3, lg3, K3, S3, C3)
+        ws1, we1 = _common(q_ok, qs1, qe1)
+        ws2, we2 = _common(q_ok, qs2, qe2)
+        ws3, we3 = _common(q_ok, qs3, qe3)
         lo1, _ = _window(t1 * T1, lg1, K1, S1, C1)
         lo2, _ = _window(t2 * T2, lg2, K2, S2, C2)
         lo3, _ = _window(t3 * T3, lg3, K3, S3, C3)
@@ -264,13 +301,18 @@ if has_triton():
             else:
                 s = tl.dot(q, tl.trans(k))
                 dp = tl.dot(do, tl.trans(v))
-            inside = (
-                kv_ok[None, :] & q_ok[:, None]
-                & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
-                & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
-                & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
-            )  # fmt: skip
-            p = tl.where(inside, tl.exp2(s * qk_scale - lse2[:, None]), 0.0)
+            p = tl.exp2(s * qk_scale - lse2[:, None])
+            full = _chunk_is_full(
+                n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
+            )
+            if full == 0:  # some entries are outside a window: mask them
+                inside = (
+                    kv_ok[None, :] & q_ok[:, None]
+                    & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
+                    & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
+                    & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
+                )  # fmt: skip
+                p = tl.where(inside, p, 0.0)
             ds = p * (dp - delta[:, None])
             if IEEE:
                 dq += tl.dot(ds.to(k.dtype), k, input_precision="ieee")
@@ -343,12 +385,12 @@ if has_triton():
             qs1, qe1 = _window(i1, lg1, K1, S1, C1)
             qs2, qe2 = _window(i2, lg2, K2, S2, C2)
             qs3, qe3 = _window(i3, lg3, K3, S3, C3)
-            inside = (
-                q_ok[None, :] & kv_ok[:, None]
-                & (c1[:, None] >= qs1[None, :]) & (c1[:, None] < qe1[None, :])
-                & (c2[:, None] >= qs2[None, :]) & (c2[:, None] < qe2[None, :])
-                & (c3[:, None] >= qs3[None, :]) & (c3[:, None] < qe3[None, :])
-            )  # fmt: skip
+            # the chunk's queries all see every key of the tile: no per-element mask needed
+            cs1, ce1 = _common(q_ok, qs1, qe1)
+            cs2, ce2 = _common(q_ok, qs2, qe2)
+            cs3, ce3 = _common(q_ok, qs3, qe3)
+            full = (m0 + BLOCK_M <= total) & (f1 >= cs1) & (e1 < ce1) & (f2 >= cs2) & (e2 < ce2)
+            full = full & (f3 >= cs3) & (e3 < ce3)
             x1 = g1 + D1 * i1
             x2 = g2 + D2 * i2
             x3 = g3 + D3 * i3
@@ -367,7 +409,15 @@ if has_triton():
                 else:
                     st = tl.dot(k, tl.trans(q))
                     dpt = tl.dot(v, tl.trans(do))
-                pt = tl.where(inside, tl.exp2(st * qk_scale - lse2[None, :]), 0.0)
+                pt = tl.exp2(st * qk_scale - lse2[None, :])
+                if full == 0:  # some entries are outside a window: mask them
+                    inside = (
+                        q_ok[None, :] & kv_ok[:, None]
+                        & (c1[:, None] >= qs1[None, :]) & (c1[:, None] < qe1[None, :])
+                        & (c2[:, None] >= qs2[None, :]) & (c2[:, None] < qe2[None, :])
+                        & (c3[:, None] >= qs3[None, :]) & (c3[:, None] < qe3[None, :])
+                    )  # fmt: skip
+                    pt = tl.where(inside, pt, 0.0)
                 dst = pt * (dpt - delta[None, :])
                 if IEEE:
                     dv += tl.dot(pt.to(do.dtype), do, input_precision="ieee")
