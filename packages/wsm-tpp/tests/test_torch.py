@@ -37,3 +37,10 @@ def test_gru_intensity_trains_with_wsm_loss():
         opt.step()
         losses.append(loss.item())
     assert np.isfinite(losses).all() and losses[-1] < losses[0]
+
+
+def test_wsm_loss_bad_weight_names_the_argument():
+    from wsm_tpp.torch_loss import WSMLoss
+
+    with pytest.raises(ValueError, match="weight must be one of"):
+        WSMLoss(weight="two_side_op")

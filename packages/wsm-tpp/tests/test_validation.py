@@ -4,12 +4,14 @@ import numpy as np
 import pytest
 from wsm_tpp import (
     ExpHawkes,
+    GaussHawkes,
     InhomogeneousPoisson,
     fit,
     log_likelihood,
     objective,
     simulate_hawkes,
     simulate_poisson,
+    type_accuracy,
     weight,
 )
 
@@ -119,3 +121,48 @@ def test_fit_positional_arguments_in_brief_order():
     assert np.allclose(a.params["mu"], b.params["mu"]) and np.allclose(a.params["A"], b.params["A"])
     c = fit(seqs, "awsm", "none", 1.0, 20.0, model=ExpHawkes(1, beta=2.0))
     assert not np.allclose(a.params["A"], c.params["A"])
+
+
+@pytest.mark.parametrize("times", [np.array([0.5 + 1j, 1.0 + 0j]), ["a", "b"]])
+def test_non_real_times_raise_type_error(times):
+    # complex times used to be cast to real silently (ComplexWarning)
+    with pytest.raises(TypeError, match="times"):
+        fit([times], "awsm", model=ExpHawkes(1, beta=1.0), T=10.0)
+
+
+def test_intensity_rejects_nan_and_2d_query_times():
+    for m in (
+        ExpHawkes(1, beta=1.0, mu=[0.5], A=[[0.5]]),
+        GaussHawkes(1, mu=[0.5], A=[[0.5]]),
+        InhomogeneousPoisson(0, weights=[0.0]),
+    ):
+        with pytest.raises(ValueError, match="t contains NaN"):
+            m.intensity([np.nan], SEQ[0])
+        with pytest.raises(ValueError, match="1-D"):
+            m.intensity([[1.0, 2.0]], SEQ[0])
+        with pytest.raises(TypeError, match="real"):
+            m.intensity([1j], SEQ[0])
+
+
+def test_model_argument_must_be_a_model():
+    with pytest.raises(TypeError, match="model"):
+        fit([SEQ], "awsm", T=10.0, model="hawkes")
+    with pytest.raises(TypeError, match="model"):
+        log_likelihood("hawkes", [SEQ], T=10.0)
+    with pytest.raises(TypeError, match="model"):
+        objective(None, [SEQ], "awsm", T=10.0)
+    with pytest.raises(TypeError, match="model"):
+        type_accuracy(object(), [SEQ], T=10.0)
+
+
+def test_weight_outside_support_raises():
+    with pytest.raises(ValueError, match="tprev <= t <= T"):
+        weight([1.0], [2.0], 3.0)  # t before the previous event: h would be negative
+    with pytest.raises(ValueError, match="tprev <= t <= T"):
+        weight([4.0], [2.0], 3.0)  # t after the horizon
+    with pytest.raises(ValueError, match="finite"):
+        weight([np.nan], [0.0], 3.0)
+    with pytest.raises(ValueError, match="shape"):
+        weight([1.0, 2.0], [0.0, 0.5, 1.0], 3.0)
+    h, dh = weight([1.0, 2.5], 0.0, 3.0)  # scalar tprev broadcasts
+    assert h.tolist() == [1.0, 0.5] and dh.tolist() == [1.0, -1.0]

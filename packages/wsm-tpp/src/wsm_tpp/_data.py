@@ -51,10 +51,7 @@ def check_sequence(seq, *, name: str = "seq") -> tuple[np.ndarray, np.ndarray]:
         times, marks = seq
     else:
         times, marks = seq, None
-    try:
-        times = np.asarray(times, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name}: times must be numeric, got {type(times).__name__}") from exc
+    times = _as_real(times, f"{name}: times")
     if times.ndim != 1:
         raise ValueError(f"{name}: times must be 1-D, got shape {times.shape}")
     if not np.all(np.isfinite(times)):
@@ -78,14 +75,46 @@ def check_sequence(seq, *, name: str = "seq") -> tuple[np.ndarray, np.ndarray]:
     return times, marks
 
 
+def _as_real(x, name: str) -> np.ndarray:
+    """float64 array from real numeric input; TypeError for strings, objects, complex."""
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:  # e.g. ragged nested lists
+        raise TypeError(f"{name} must be real numbers: {exc}") from exc
+    if arr.dtype.kind not in "biufO":  # complex, strings, datetimes, void
+        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}")
+    try:
+        return arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be real numbers, got dtype {arr.dtype}") from exc
+
+
+def check_times(t, name: str = "t") -> np.ndarray:
+    """Finite 1-D float64 query times (a scalar becomes shape (1,))."""
+    t = np.atleast_1d(_as_real(t, name))
+    if t.ndim != 1:
+        raise ValueError(f"{name} must be a scalar or 1-D, got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return t
+
+
+def check_model(model, name: str = "model"):
+    """A parametric model of this package (or one with the same private protocol)."""
+    needed = ("K", "params", "_theta", "_cache", "_local", "_vjp", "_compensator")
+    if not all(hasattr(model, a) for a in needed):
+        raise TypeError(
+            f"{name} must be an ExpHawkes, GaussHawkes or InhomogeneousPoisson instance, "
+            f"got {type(model).__name__}"
+        )
+    return model
+
+
 def check_positive(
     x, name: str, shape: tuple | None = None, allow_zero: bool = False
 ) -> np.ndarray:
     """Finite, (non-)negative float array with an optional exact shape."""
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be numeric") from exc
+    arr = _as_real(x, name)
     if shape is not None and arr.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got {arr.shape}")
     if not np.all(np.isfinite(arr)):

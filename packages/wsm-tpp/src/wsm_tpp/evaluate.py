@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._data import prepare
+from ._data import check_model, prepare
 
 
 def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
@@ -28,6 +28,7 @@ def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
     >>> round(log_likelihood(m, [np.array([0.5, 1.5])], T=2.0), 6)   # (0 - 2) / 2
     -1.0
     """
+    check_model(model)
     if any(v is None for v in model.params.values()):
         raise ValueError("model parameters are not set")
     ev = prepare(seqs, T, model.K)
@@ -41,6 +42,7 @@ def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
 
 def type_accuracy(model, seqs, T=None) -> float:
     """Fraction of events whose mark is the arg-max of ``lambda_k(t_n | history)``."""
+    check_model(model)
     if any(v is None for v in model.params.values()):
         raise ValueError("model parameters are not set")
     ev = prepare(seqs, T, model.K)

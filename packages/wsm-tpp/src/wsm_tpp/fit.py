@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
-from ._data import prepare
+from ._data import check_model, prepare
 from .models import ExpHawkes
 from .objectives import _check_method, make_noise, objective_and_grad
 
@@ -89,6 +89,8 @@ def fit(
         raise ValueError(f"mark_coef must be a non-negative float, got {mark_coef!r}")
     if not isinstance(maxiter, int | np.integer) or maxiter < 1:
         raise ValueError(f"maxiter must be a positive int, got {maxiter!r}")
+    if model is not None:
+        check_model(model)
     ev = prepare(seqs, T, None if model is None else model.K)
     model = ExpHawkes(ev.K) if model is None else model.copy()
     if any(v is None for v in model.params.values()):

@@ -20,7 +20,7 @@ import copy
 
 import numpy as np
 
-from ._data import Events, check_positive, check_sequence, prepare
+from ._data import Events, check_positive, check_sequence, check_times, prepare
 
 _LOG_BOUNDS = (-25.0, 8.0)  # bounds of log-parameters for L-BFGS-B
 
@@ -171,7 +171,7 @@ class ExpHawkes:
         """
         self._require_params()
         times, marks = check_sequence(history, name="history")
-        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        t = check_times(t)
         dt = t[:, None] - times[None, :]  # (n, N)
         ker = np.where(dt > 0, self.beta * np.exp(-self.beta * np.where(dt > 0, dt, 0.0)), 0.0)
         return self.mu[None, :] + np.einsum("nj,kj->nk", ker, self.A[:, marks])
@@ -308,7 +308,7 @@ class InhomogeneousPoisson:
         """(n, 1) intensity at ``t`` (``history`` is ignored: a Poisson process has none)."""
         if self.weights is None:
             raise ValueError("set weights (or call fit) first")
-        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        t = check_times(t)
         return np.exp(np.einsum("np,p->n", self._basis(t)[0], self.weights))[:, None]
 
     def score_terms(self, seq, T=None):
@@ -454,7 +454,7 @@ class GaussHawkes:
         """(n, K) conditional intensities at ``t`` given ``history = (times, marks)``."""
         self._require_params()
         times, marks = check_sequence(history, name="history")
-        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        t = check_times(t)
         g = self._kernel(t[:, None] - times[None, :])[0]  # (n, N)
         return self.mu[None, :] + np.einsum("nj,kj->nk", g, self.A[:, marks])
 

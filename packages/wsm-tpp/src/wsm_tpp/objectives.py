@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._data import Events, prepare
+from ._data import Events, check_model, prepare
 from .weights import weight as _weight
 
 METHODS = ("awsm", "asm", "dsm", "mle")
@@ -152,6 +152,7 @@ def objective(
     True
     """
     _check_method(method, weight)
+    check_model(model)
     ev = prepare(seqs, T, model.K)
     model._init_from(ev) if _unset(model) else None
     noise = make_noise(ev, sigma, n_noise, rng) if method == "dsm" else None

@@ -27,7 +27,10 @@ def torch_weight(t, tprev, T, kind: str = "two_sided_min"):
         return left, torch.ones_like(t)
     if kind == "none":
         return torch.ones_like(t), torch.zeros_like(t)
-    raise ValueError(f"unknown weight {kind!r}")
+    raise ValueError(
+        "weight must be one of ('two_sided_min', 'two_sided_product', 'one_sided', 'none'), "
+        f"got {kind!r}"
+    )
 
 
 class WSMLoss(nn.Module):

@@ -22,7 +22,7 @@ def weight(t, tprev, T, kind: str = "two_sided_min") -> tuple[np.ndarray, np.nda
 
     Args:
         t: (M,) event times.
-        tprev: (M,) previous event times (0 for the first event).
+        tprev: scalar or (M,) previous event times (0 for the first event).
         T: scalar or (M,) observation horizons.
         kind: one of ``"two_sided_min"``, ``"two_sided_product"``, ``"one_sided"``, ``"none"``.
 
@@ -33,9 +33,18 @@ def weight(t, tprev, T, kind: str = "two_sided_min") -> tuple[np.ndarray, np.nda
     >>> h.tolist(), dh.tolist()
     ([1.0, 0.5], [1.0, 1.0])
     """
+    if kind not in WEIGHTS:
+        raise ValueError(f"weight must be one of {WEIGHTS}, got {kind!r}")
     t = np.asarray(t, dtype=np.float64)
-    tprev = np.asarray(tprev, dtype=np.float64)
-    T = np.broadcast_to(np.asarray(T, dtype=np.float64), t.shape)
+    try:
+        tprev = np.broadcast_to(np.asarray(tprev, dtype=np.float64), t.shape)
+        T = np.broadcast_to(np.asarray(T, dtype=np.float64), t.shape)
+    except ValueError as exc:
+        raise ValueError(f"tprev and T must be scalars or have the shape of t {t.shape}") from exc
+    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(tprev)) and np.all(np.isfinite(T))):
+        raise ValueError("t, tprev and T must be finite")
+    if np.any(t < tprev) or np.any(t > T):
+        raise ValueError("weights need tprev <= t <= T (the support of event n's time)")
     left, right = t - tprev, T - t
     if kind == "two_sided_min":
         # min(t - t_prev, T - t); h' = +1 on the left half, -1 on the right half (ties -> +1 as in the code)
