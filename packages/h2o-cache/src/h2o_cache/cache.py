@@ -94,10 +94,8 @@ class H2OLayer(CacheLayerMixin):
 
     def old_valid(self) -> torch.Tensor | None:
         """(B, Hkv, kept) bool validity of the entries cached before this step (None: all valid)."""
-        v = self.state.valid
-        if v is None or bool(v.all()):
-            return None
-        return v
+        # no `v.all()` check here: it would synchronise the device at every layer and step
+        return self.state.valid if self.state.has_padding else None
 
     def receive_colsum(self, colsum: torch.Tensor, new_valid: torch.Tensor | None = None) -> None:
         """Accumulate (B, H, kept + q) column sums, then evict down to the budget."""

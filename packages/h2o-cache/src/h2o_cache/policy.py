@@ -145,6 +145,8 @@ class H2OState:
         self.valid: torch.Tensor | None = None  # (B, Hkv, m) bool (False = padding)
         self.keep_idx: torch.Tensor | None = None  # (B, Hkv, m) indices chosen by the last update
         self.seen = 0  # tokens seen so far (positions continue from here)
+        self.has_padding = False  # set once a step reports invalid (padding) tokens may exist
+        self._last_n = 0
         if self.ratio is not None:
             self.heavy = self.recent = None
 
@@ -221,7 +223,7 @@ class H2OState:
             )
         if self.positions is not None and self.positions.shape[0] != B:
             raise ValueError(f"batch size changed from {self.positions.shape[0]} to {B}")
-        if torch.isnan(colsum).any():
+        if not colsum.is_cuda and torch.isnan(colsum).any():  # (no device sync on GPUs)
             raise ValueError("attention scores contain NaN")
         dev = colsum.device
         G = H // n_kv_heads
@@ -262,6 +264,7 @@ class H2OState:
         else:
             keep = select_keep(self.ranking_scores(), self.heavy, self.recent, valid=valid)
         self.keep_idx = keep
+        self._last_n = n
         self.scores = scores.gather(-1, keep)
         self.counts = counts.gather(-1, keep)
         self.positions = pos.gather(-1, keep)
@@ -275,7 +278,7 @@ class H2OState:
         if self.keep_idx is None:
             raise RuntimeError("gather() before any update()")
         idx = self.keep_idx.to(keys.device)
-        if keys.shape[:3] != values.shape[:3] or keys.shape[2] < int(idx.max()) + 1:
+        if keys.shape[:3] != values.shape[:3] or keys.shape[2] != self._last_n:
             raise ValueError(
                 f"keys {tuple(keys.shape)} / values {tuple(values.shape)} do not match the last update"
             )
