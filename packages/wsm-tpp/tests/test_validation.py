@@ -166,3 +166,30 @@ def test_weight_outside_support_raises():
         weight([1.0, 2.0], [0.0, 0.5, 1.0], 3.0)
     h, dh = weight([1.0, 2.5], 0.0, 3.0)  # scalar tprev broadcasts
     assert h.tolist() == [1.0, 0.5] and dh.tolist() == [1.0, -1.0]
+
+
+def test_model_constructor_shapes_name_the_argument():
+    with pytest.raises(ValueError, match=r"A must have shape \(2, 2\)"):
+        ExpHawkes(2, beta=1.0, mu=[1.0, 1.0], A=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"A must have shape \(2, 2\)"):
+        GaussHawkes(2, mu=[1.0, 1.0], A=np.ones(3))
+    # used to be accepted and silently broadcast by einsum (exp(0.1 + 0.1 t) instead of an error)
+    with pytest.raises(ValueError, match=r"weights must have shape \(2,\)"):
+        InhomogeneousPoisson(1, weights=[0.1])
+    with pytest.raises(ValueError, match="n_quad"):
+        InhomogeneousPoisson(1, n_quad=0)
+    with pytest.raises(ValueError, match="max_events"):
+        simulate_hawkes(0.5, 0.5, 1.0, 10.0, max_events=0)
+
+
+def test_intensity_history_marks_out_of_range():
+    for m in (ExpHawkes(1, beta=1.0, mu=[0.5], A=[[0.5]]), GaussHawkes(1, mu=[0.5], A=[[0.5]])):
+        with pytest.raises(ValueError, match="marks must be < K"):  # was an IndexError
+            m.intensity([1.0], (np.array([0.5]), np.array([3])))
+
+
+def test_objective_of_unset_model_raises_and_does_not_mutate():
+    m = ExpHawkes(1, beta=1.0)
+    with pytest.raises(ValueError, match="not set"):
+        objective(m, [SEQ[0]], "awsm", T=10.0)
+    assert m.mu is None and m.A is None

@@ -52,13 +52,7 @@ class ExpHawkes:
         self.fixed_beta = beta is not None
         self.beta = float(check_positive(beta, "beta", shape=())) if beta is not None else 1.0
         self.mu = None if mu is None else check_positive(np.atleast_1d(mu), "mu", shape=(self.K,))
-        self.A = (
-            None
-            if A is None
-            else check_positive(
-                np.asarray(A, dtype=float).reshape(self.K, self.K), "A", allow_zero=True
-            )
-        )
+        self.A = None if A is None else _check_A(A, self.K)
 
     # ---------------------------------------------------------------- parameters
     @property
@@ -171,6 +165,8 @@ class ExpHawkes:
         """
         self._require_params()
         times, marks = check_sequence(history, name="history")
+        if marks.size and marks.max() >= self.K:
+            raise ValueError(f"history: marks must be < K={self.K}, found {marks.max()}")
         t = check_times(t)
         dt = t[:, None] - times[None, :]  # (n, N)
         ker = np.where(dt > 0, self.beta * np.exp(-self.beta * np.where(dt > 0, dt, 0.0)), 0.0)
@@ -224,8 +220,17 @@ class InhomogeneousPoisson:
         else:
             raise ValueError(f"basis must be a non-negative int or a callable, got {basis!r}")
         self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
-        if self.weights is not None and not np.all(np.isfinite(self.weights)):
-            raise ValueError("weights contain NaN or inf")
+        if self.weights is not None:
+            if not np.all(np.isfinite(self.weights)):
+                raise ValueError("weights contain NaN or inf")
+            P = self._basis(np.zeros(1))[0].shape[1]  # number of basis functions
+            if self.weights.shape != (P,):
+                raise ValueError(
+                    f"weights must have shape ({P},) (one per basis function), "
+                    f"got {self.weights.shape}"
+                )
+        if not isinstance(n_quad, int | np.integer) or n_quad < 1:
+            raise ValueError(f"n_quad must be a positive int, got {n_quad!r}")
         self.n_quad = int(n_quad)
         self.fixed_beta = True
 
@@ -321,6 +326,14 @@ class InhomogeneousPoisson:
         return f"InhomogeneousPoisson(weights={self.weights!r})"
 
 
+def _check_A(A, K: int) -> np.ndarray:
+    """(K, K) non-negative excitation matrix (a scalar when K = 1, or K * K values)."""
+    A = np.asarray(A, dtype=float)
+    if A.size != K * K:
+        raise ValueError(f"A must have shape ({K}, {K}), got {A.shape}")
+    return check_positive(A.reshape(K, K), "A", allow_zero=True)
+
+
 def _psi(loc: dict) -> tuple[np.ndarray, np.ndarray]:
     L, L1, L2 = loc["L"], loc["L1"], loc["L2"]
     r = L1 / L
@@ -354,13 +367,7 @@ class GaussHawkes:
         self.m = float(check_positive(m, "m", shape=(), allow_zero=True))
         self.sigma = float(check_positive(sigma, "sigma", shape=()))
         self.mu = None if mu is None else check_positive(np.atleast_1d(mu), "mu", shape=(self.K,))
-        self.A = (
-            None
-            if A is None
-            else check_positive(
-                np.asarray(A, dtype=float).reshape(self.K, self.K), "A", allow_zero=True
-            )
-        )
+        self.A = None if A is None else _check_A(A, self.K)
         self.fixed_beta = True
 
     @property
@@ -454,6 +461,8 @@ class GaussHawkes:
         """(n, K) conditional intensities at ``t`` given ``history = (times, marks)``."""
         self._require_params()
         times, marks = check_sequence(history, name="history")
+        if marks.size and marks.max() >= self.K:
+            raise ValueError(f"history: marks must be < K={self.K}, found {marks.max()}")
         t = check_times(t)
         g = self._kernel(t[:, None] - times[None, :])[0]  # (n, N)
         return self.mu[None, :] + np.einsum("nj,kj->nk", g, self.A[:, marks])

@@ -154,7 +154,8 @@ def objective(
     _check_method(method, weight)
     check_model(model)
     ev = prepare(seqs, T, model.K)
-    model._init_from(ev) if _unset(model) else None
+    if _unset(model):
+        raise ValueError("model parameters are not set (pass mu and A / weights, or call fit)")
     noise = make_noise(ev, sigma, n_noise, rng) if method == "dsm" else None
     return objective_and_grad(
         model, model._theta(), ev, method, weight=weight, mark_coef=mark_coef, noise=noise

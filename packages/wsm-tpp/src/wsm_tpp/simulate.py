@@ -75,6 +75,8 @@ def simulate_hawkes(
     A = check_positive(A, "A", shape=(K, K), allow_zero=True)
     beta = float(check_positive(beta, "beta", shape=()))
     T = _check_T(T)
+    if not isinstance(max_events, int | np.integer) or max_events < 1:
+        raise ValueError(f"max_events must be a positive int, got {max_events!r}")
     rng = _rng(rng)
     if kernel == "gauss":
         if sigma is None:
