@@ -44,3 +44,15 @@ def test_wsm_loss_bad_weight_names_the_argument():
 
     with pytest.raises(ValueError, match="weight must be one of"):
         WSMLoss(weight="two_side_op")
+
+
+def test_wsm_loss_rejects_intensity_without_mark_axis():
+    # a (B, N) intensity used to be summed over N silently
+    from wsm_tpp.torch_loss import WSMLoss
+
+    times = torch.tensor([[0.5, 1.0, 2.0]], dtype=torch.float64)
+    marks = torch.zeros_like(times, dtype=torch.long)
+    with pytest.raises(ValueError, match=r"\(B, N, K\)"):
+        WSMLoss()(lambda tau: 1.0 + tau**2, times, marks, 3.0)
+    ok = WSMLoss()(lambda tau: (1.0 + tau**2)[..., None], times, marks, 3.0)
+    assert torch.isfinite(ok)

@@ -66,6 +66,11 @@ class WSMLoss(nn.Module):
         prev = torch.cat([torch.zeros_like(times[:, :1]), times[:, :-1]], dim=1)
         tau = torch.where(mask, times - prev, torch.ones_like(times)).detach().requires_grad_(True)
         lam = intensity_fn(tau)  # (B, N, K)
+        if lam.ndim != 3 or lam.shape[:2] != times.shape:
+            raise ValueError(
+                f"intensity_fn(tau) must return (B, N, K) = ({times.shape[0]}, {times.shape[1]}, K), "
+                f"got {tuple(lam.shape)} (use a trailing K = 1 axis for unmarked processes)"
+            )
         total = lam.sum(-1)  # (B, N)
         log_total = torch.log(total)
         dlog = torch.autograd.grad(log_total.sum(), tau, create_graph=True)[0]
@@ -102,9 +107,7 @@ class GRUIntensity(nn.Module):
         prev = torch.cat([torch.zeros_like(times[:, :1]), times[:, :-1]], dim=1)
         prev_marks = torch.cat([torch.full_like(marks[:, :1], self.K), marks[:, :-1]], dim=1)
         gaps = torch.log1p(
-            torch.cat(
-                [torch.zeros(B, 1, dtype=times.dtype), (times - prev)[:, :-1].clamp(min=0)], 1
-            )
+            torch.cat([times.new_zeros(B, 1), (times - prev)[:, :-1].clamp(min=0)], 1)
         )
         x = torch.cat([self.embed(prev_marks).to(times.dtype), gaps[..., None]], dim=-1)
         self.gru.to(times.dtype)
