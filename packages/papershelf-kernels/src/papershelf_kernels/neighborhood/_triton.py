@@ -22,6 +22,7 @@ The ops are registered with ``torch.library`` (``papershelf_kernels::na_fwd`` / 
 from __future__ import annotations
 
 import math
+import os
 
 import torch
 
@@ -104,6 +105,26 @@ if has_triton():
         return full
 
     @triton.jit
+    def _rows_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3):
+        """[M, N]: query row m sees key column n (every axis inside its window)."""
+        return (
+            q_ok[:, None] & kv_ok[None, :]
+            & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
+            & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
+            & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
+        )  # fmt: skip
+
+    @triton.jit
+    def _cols_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3):
+        """[N, M]: key row n is seen by query column m."""
+        return (
+            q_ok[None, :] & kv_ok[:, None]
+            & (c1[:, None] >= qs1[None, :]) & (c1[:, None] < qe1[None, :])
+            & (c2[:, None] >= qs2[None, :]) & (c2[:, None] < qe2[None, :])
+            & (c3[:, None] >= qs3[None, :]) & (c3[:, None] < qe3[None, :])
+        )  # fmt: skip
+
+    @triton.jit
     def _decode_program(pid, NT1, NT2, NT3, D1, D2, D3):
         t3 = pid % NT3
         r = pid // NT3
@@ -130,7 +151,7 @@ if has_triton():
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
         C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr,
-        IEEE: tl.constexpr,
+        IEEE: tl.constexpr, SKIP_FULL: tl.constexpr,
     ):  # fmt: skip
         t1, t2, t3, g1, g2, g3 = _decode_program(tl.program_id(0), NT1, NT2, NT3, D1, D2, D3)
         bh = tl.program_id(1)
@@ -190,17 +211,15 @@ if has_triton():
             else:
                 s = tl.dot(q, tl.trans(k))
             s = s * qk_scale
-            # skip the per-row mask when every query of the tile sees every key of the chunk
-            full = _chunk_is_full(
-                n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
-            )
-            if full == 0:  # some entries are outside a window: mask them
-                inside = (
-                    kv_ok[None, :]
-                    & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
-                    & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
-                    & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
-                )  # fmt: skip
+            if SKIP_FULL:  # no per-element mask when the chunk is inside every query's window
+                full = _chunk_is_full(
+                    n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
+                )
+                if full == 0:
+                    inside = _rows_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
+                    s = tl.where(inside, s, float("-inf"))
+            else:
+                inside = _rows_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
                 s = tl.where(inside, s, float("-inf"))
             m_new = tl.maximum(m_i, tl.max(s, 1))
             m_safe = tl.where(m_new == float("-inf"), 0.0, m_new)
@@ -237,7 +256,7 @@ if has_triton():
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
         C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr,
-        IEEE: tl.constexpr,
+        IEEE: tl.constexpr, SKIP_FULL: tl.constexpr,
     ):  # fmt: skip
         # Q, DO and DQ share strides (sq*); LSE and DELTA share strides (sl*)
         t1, t2, t3, g1, g2, g3 = _decode_program(tl.program_id(0), NT1, NT2, NT3, D1, D2, D3)
@@ -302,16 +321,15 @@ if has_triton():
                 s = tl.dot(q, tl.trans(k))
                 dp = tl.dot(do, tl.trans(v))
             p = tl.exp2(s * qk_scale - lse2[:, None])
-            full = _chunk_is_full(
-                n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
-            )
-            if full == 0:  # some entries are outside a window: mask them
-                inside = (
-                    kv_ok[None, :] & q_ok[:, None]
-                    & (c1[None, :] >= qs1[:, None]) & (c1[None, :] < qe1[:, None])
-                    & (c2[None, :] >= qs2[:, None]) & (c2[None, :] < qe2[:, None])
-                    & (c3[None, :] >= qs3[:, None]) & (c3[None, :] < qe3[:, None])
-                )  # fmt: skip
+            if SKIP_FULL:
+                full = _chunk_is_full(
+                    n0, total, kv_ok, c1, c2, c3, ws1, we1, ws2, we2, ws3, we3, BLOCK_N
+                )
+                if full == 0:
+                    inside = _rows_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
+                    p = tl.where(inside, p, 0.0)
+            else:
+                inside = _rows_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
                 p = tl.where(inside, p, 0.0)
             ds = p * (dp - delta[:, None])
             if IEEE:
@@ -332,7 +350,7 @@ if has_triton():
         T1: tl.constexpr, T2: tl.constexpr, T3: tl.constexpr,
         C1: tl.constexpr, C2: tl.constexpr, C3: tl.constexpr,
         BLOCK_M: tl.constexpr, BLOCK_D: tl.constexpr, HEAD_D: tl.constexpr, IEEE: tl.constexpr,
-        BLOCK_N: tl.constexpr, NITER: tl.constexpr,
+        BLOCK_N: tl.constexpr, NITER: tl.constexpr, SKIP_FULL: tl.constexpr,
     ):  # fmt: skip
         # (T1, T2, T3) is the KV tile; BLOCK_M queries per inner step. K/DK share strides sk*,
         # V/DV share sv*, Q/DO share sq*, LSE/DELTA share sl*.
@@ -385,12 +403,12 @@ if has_triton():
             qs1, qe1 = _window(i1, lg1, K1, S1, C1)
             qs2, qe2 = _window(i2, lg2, K2, S2, C2)
             qs3, qe3 = _window(i3, lg3, K3, S3, C3)
-            # the chunk's queries all see every key of the tile: no per-element mask needed
-            cs1, ce1 = _common(q_ok, qs1, qe1)
-            cs2, ce2 = _common(q_ok, qs2, qe2)
-            cs3, ce3 = _common(q_ok, qs3, qe3)
-            full = (m0 + BLOCK_M <= total) & (f1 >= cs1) & (e1 < ce1) & (f2 >= cs2) & (e2 < ce2)
-            full = full & (f3 >= cs3) & (e3 < ce3)
+            if SKIP_FULL:  # the chunk's queries all see every key of the tile: no mask needed
+                cs1, ce1 = _common(q_ok, qs1, qe1)
+                cs2, ce2 = _common(q_ok, qs2, qe2)
+                cs3, ce3 = _common(q_ok, qs3, qe3)
+                full = (m0 + BLOCK_M <= total) & (f1 >= cs1) & (e1 < ce1) & (f2 >= cs2) & (e2 < ce2)
+                full = full & (f3 >= cs3) & (e3 < ce3)
             x1 = g1 + D1 * i1
             x2 = g2 + D2 * i2
             x3 = g3 + D3 * i3
@@ -410,13 +428,12 @@ if has_triton():
                     st = tl.dot(k, tl.trans(q))
                     dpt = tl.dot(v, tl.trans(do))
                 pt = tl.exp2(st * qk_scale - lse2[None, :])
-                if full == 0:  # some entries are outside a window: mask them
-                    inside = (
-                        q_ok[None, :] & kv_ok[:, None]
-                        & (c1[:, None] >= qs1[None, :]) & (c1[:, None] < qe1[None, :])
-                        & (c2[:, None] >= qs2[None, :]) & (c2[:, None] < qe2[None, :])
-                        & (c3[:, None] >= qs3[None, :]) & (c3[:, None] < qe3[None, :])
-                    )  # fmt: skip
+                if SKIP_FULL:
+                    if full == 0:
+                        inside = _cols_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
+                        pt = tl.where(inside, pt, 0.0)
+                else:
+                    inside = _cols_inside(q_ok, kv_ok, c1, c2, c3, qs1, qe1, qs2, qe2, qs3, qe3)
                     pt = tl.where(inside, pt, 0.0)
                 dst = pt * (dpt - delta[None, :])
                 if IEEE:
@@ -430,6 +447,15 @@ if has_triton():
 
 
 # ------------------------------------------------------------------------------------ launchers
+
+
+def mask_skip() -> bool:
+    """Whether the kernels skip the mask on fully block-sparse chunks.
+
+    ``PAPERSHELF_NA_MASK_SKIP=0`` turns the fast path off (a fallback should a Triton version
+    reject the data-dependent branch); the result is identical either way.
+    """
+    return os.environ.get("PAPERSHELF_NA_MASK_SKIP", "1") != "0"
 
 
 def _pad3(shape, vals, fill):
@@ -481,7 +507,7 @@ def _fwd_impl(q, k, v, params: list[int], scale: float):
         *axis, *nt, H, H // Hkv, scale * LOG2E,
         T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
         BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=max(16, triton.next_power_of_2(D)),
-        HEAD_D=D, IEEE=q.dtype == torch.float32,
+        HEAD_D=D, IEEE=q.dtype == torch.float32, SKIP_FULL=mask_skip(),
         num_warps=4 if D <= 64 else 8, num_stages=2,
     )  # fmt: skip
     return out, lse
@@ -510,7 +536,7 @@ def _bwd_impl(q, k, v, o, lse, do, dlse, params: list[int], scale: float):
         *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
         *axis, *nt, H, G, scale * LOG2E, scale,
         T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
-        BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
+        BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee, SKIP_FULL=mask_skip(),
         num_warps=warps, num_stages=2,
     )  # fmt: skip
     nk, _ = _grid_args(L, ks, st, di, ca, kt)
@@ -521,7 +547,7 @@ def _bwd_impl(q, k, v, o, lse, do, dlse, params: list[int], scale: float):
         *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
         *axis, *nk, Hkv, G, scale * LOG2E, scale,
         T1=kt[0], T2=kt[1], T3=kt[2], C1=ca[0], C2=ca[1], C3=ca[2],
-        BLOCK_N=kt[0] * kt[1] * kt[2], BLOCK_M=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee,
+        BLOCK_N=kt[0] * kt[1] * kt[2], BLOCK_M=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee, SKIP_FULL=mask_skip(),
         NITER=niter, num_warps=warps, num_stages=2,
     )  # fmt: skip
     return dq, dk, dv
