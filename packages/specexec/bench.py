@@ -103,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
                 methods[f"specexec K={k}"] = lambda p, s, k=k, kw=kw: sx.specexec_generate(
                     target, draft, p, new, budget=k, seed=s, **kw
                 )
+            if temp == 0:
+                methods["specexec K=64 draft_T=0.3"] = lambda p, s, kw=kw: sx.specexec_generate(
+                    target, draft, p, new, budget=64, seed=s, draft_temperature=0.3, **kw
+                )
             for name, fn in methods.items():
                 ms, tpc, steps = time_method(fn, prompts, repeats)
                 rows.append(

@@ -25,16 +25,39 @@ def test_contract_signature():
         assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default == default
 
 
-def test_return_types_follow_input(pair):
+def test_return_types_and_stats(pair):
     t, d = pair
-    for inp, shape in [([0, 1], (6,)), (np.array([[0, 1]]), (1, 6))]:
+    for inp in ([0, 1], np.array([[0, 1]])):
         tokens, stats = sx.specexec_generate(t, d, inp, 6, budget=4, seed=0)
-        assert isinstance(tokens, np.ndarray) and tokens.shape == shape
+        assert isinstance(tokens, np.ndarray) and tokens.shape == (6,)
         assert tokens.dtype == np.int64
-        assert stats["new_tokens"] == 6
-        assert stats["target_calls"] == len(stats["accepted_per_call"])
+        assert isinstance(stats, sx.GenerationStats) and isinstance(stats, dict)
+        assert stats["new_tokens"] == stats.new_tokens == 6
+        assert stats.target_calls == len(stats["accepted_per_call"]) == stats.iterations
         assert stats["tokens_per_call"] == pytest.approx(np.mean(stats["accepted_per_call"]))
+        assert stats.block_efficiency == stats.tokens_per_call
         assert sum(stats["accepted_per_call"]) >= 6
+        with pytest.raises(AttributeError):
+            _ = stats.no_such_key
+    empty, st0 = sx.specexec_generate(t, d, [0], 0)
+    assert empty.shape == (0,) and st0.target_calls == 0 and st0.tokens_per_call == 0.0
+
+
+def test_spectr_style_batched_callable_and_1d_callable_agree(pair):
+    """Models may be lm(int[B, T]) -> float[B, V] (spectr-decode convention); MarkovLM is one."""
+    t, d = pair
+    calls = []
+
+    def batched(prefixes):
+        calls.append(np.asarray(prefixes).shape)
+        return t(prefixes)
+
+    a, _ = sx.specexec_generate(batched, d, [1, 2], 12, budget=8, seed=3)
+    b, _ = sx.specexec_generate(t, d, [1, 2], 12, budget=8, seed=3)
+    assert a.tolist() == b.tolist()
+    assert all(len(s) == 2 for s in calls) and max(s[0] for s in calls) > 1  # nodes batched
+    with pytest.raises(ValueError, match=r"float\[B, V\]"):
+        sx.specexec_generate(lambda x: np.zeros((len(x) + 1, 5)), d, [0], 3)
 
 
 def test_eos_stops_generation(pair):
@@ -57,12 +80,17 @@ def test_greedy_identity_callables(pair):
         assert out.tolist() == ref.tolist()
     out, _ = sx.chain_speculative_generate(t, d, [2, 3], 30, gamma=3, temperature=0)
     assert out.tolist() == ref.tolist()
+    for dt in (0.2, 3.0):  # the draft's ranking temperature changes speed only
+        out, _ = sx.specexec_generate(
+            t, d, [2, 3], 30, budget=9, temperature=0, draft_temperature=dt
+        )
+        assert out.tolist() == ref.tolist()
 
 
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        ({"max_new_tokens": 0}, ValueError, "max_new_tokens"),
+        ({"max_new_tokens": -1}, ValueError, "max_new_tokens"),
         ({"max_new_tokens": 2.5}, TypeError, "max_new_tokens"),
         ({"budget": 0}, ValueError, "budget"),
         ({"budget": -3}, ValueError, "budget"),
@@ -78,6 +106,7 @@ def test_greedy_identity_callables(pair):
         ({"input_ids": "hello"}, TypeError, "input_ids"),
         ({"decay": 0.0}, ValueError, "decay"),
         ({"max_depth": 0}, ValueError, "max_depth"),
+        ({"draft_temperature": 0.0}, ValueError, "draft_temperature"),
         ({"target": 3}, TypeError, "model"),
     ],
 )

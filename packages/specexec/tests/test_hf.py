@@ -26,8 +26,8 @@ def test_greedy_specexec_equals_target_generate(attn):
             ids, max_new_tokens=64, do_sample=False, eos_token_id=None, pad_token_id=0
         )[0, ids.shape[1] :]
         out, stats = sx.specexec_generate(target, draft, ids, 64, budget=32, temperature=0)
-    assert out.shape == (1, 64) and out.dtype == torch.long
-    assert torch.equal(out[0], ref)
+    assert out.shape == (64,) and out.dtype == np.int64
+    assert out.tolist() == ref.tolist()
     assert stats["target_calls"] < 64 and stats["tokens_per_call"] > 1
 
 
@@ -43,8 +43,8 @@ def test_greedy_baselines_equal_target_generate(hf_pair):
         # a random, unrelated draft changes only the speed
         other = tiny_llama(1, seed=7)
         sxo, _ = sx.specexec_generate(target, other, ids, 40, budget=16, temperature=0)
-    assert chain.shape == (40,) and torch.equal(chain, ref) and torch.equal(ar, ref)
-    assert torch.equal(sxo, ref)
+    assert chain.shape == (40,)
+    assert chain.tolist() == ar.tolist() == sxo.tolist() == ref.tolist()
     assert ast["target_calls"] == 40 and cst["target_calls"] < 40
 
 

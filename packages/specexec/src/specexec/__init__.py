@@ -13,7 +13,12 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
 from .cost import OffloadCostModel
-from .generate import autoregressive_generate, chain_speculative_generate, specexec_generate
+from .generate import (
+    GenerationStats,
+    autoregressive_generate,
+    chain_speculative_generate,
+    specexec_generate,
+)
 from .models import prune_cache
 from .sampling import warp_probs
 from .toy import MarkovLM
@@ -25,6 +30,7 @@ except PackageNotFoundError:  # running from a source tree (e.g. gpu_check.py)
     __version__ = "0+unknown"
 __all__ = [
     "DraftTree",
+    "GenerationStats",
     "MarkovLM",
     "OffloadCostModel",
     "__version__",

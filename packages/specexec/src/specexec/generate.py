@@ -23,13 +23,9 @@ from .sampling import check_sampling_args, draw, row_to_numpy, sample_index, war
 from .tree import ROOT, BuildStats, DraftTree, _check_int, build_tree, validate_tree
 
 
-def _as_prompt(input_ids):
-    """(T,) int list of the prompt and a function mapping generated ids back to the input's type."""
-    kind = "numpy"
-    device = None
-    ndim = 1
+def _as_prompt(input_ids) -> list[int]:
+    """The prompt as a list of ints from (T,) or (1, T) token ids (list, numpy or torch)."""
     if hasattr(input_ids, "detach"):  # torch tensor, without importing torch
-        kind, device, ndim = "torch", input_ids.device, input_ids.dim()
         if input_ids.is_floating_point() or input_ids.is_complex():
             raise TypeError(f"input_ids must be an integer tensor, got {input_ids.dtype}")
         arr = input_ids.detach().cpu().numpy()
@@ -37,7 +33,6 @@ def _as_prompt(input_ids):
         if isinstance(input_ids, (str, bytes)):
             raise TypeError("input_ids must be token ids, not text (tokenize first)")
         arr = np.asarray(input_ids)
-        ndim = arr.ndim
         if arr.size and not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"input_ids must be integers, got dtype {arr.dtype}")
     if arr.ndim == 2:
@@ -50,22 +45,54 @@ def _as_prompt(input_ids):
         raise ValueError("input_ids is empty: at least one prompt token is needed")
     if (arr < 0).any():
         raise ValueError("input_ids contains negative token ids")
-    prompt = arr.astype(np.int64).tolist()
+    return arr.astype(np.int64).tolist()
 
-    def wrap(tokens: list[int]):
-        out = np.asarray(tokens, dtype=np.int64)
-        if kind == "torch":
-            import torch
 
-            t = torch.as_tensor(out, dtype=torch.long, device=device)
-            return t[None] if ndim == 2 else t
-        return out[None] if ndim == 2 else out
+class GenerationStats(dict):
+    """Statistics of one generation: a dict whose keys are also attributes (``stats.target_calls``).
 
-    return prompt, wrap
+    Keys: ``new_tokens``, ``target_calls``, ``draft_calls``, ``draft_tokens``, ``iterations``
+    (= target calls), ``accepted_per_call`` / ``emitted`` (tokens emitted by each target pass),
+    ``tokens_per_call`` / ``block_efficiency`` (their mean, the paper's "generation rate"),
+    ``tree_size``, ``tree_depth`` (means), ``draft_time_s``, ``target_time_s``, ``wall_time_s``
+    (also ``draft_time``, ``target_time``, ``wall_time``) and ``tokens_per_second``. The names
+    shared with spectr-decode's ``SpecStats`` mean the same there.
+    """
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def _stats(new_tokens, per_call, draft_calls, draft_tokens, sizes, depths, t_draft, t_target, wall):
+    calls = len(per_call)
+    tpc = float(np.mean(per_call)) if calls else 0.0
+    return GenerationStats(
+        new_tokens=new_tokens,
+        target_calls=calls,
+        draft_calls=draft_calls,
+        draft_tokens=draft_tokens,
+        iterations=calls,
+        accepted_per_call=list(per_call),
+        emitted=list(per_call),
+        tokens_per_call=tpc,
+        block_efficiency=tpc,
+        tree_size=float(np.mean(sizes)) if calls else 0.0,
+        tree_depth=float(np.mean(depths)) if calls else 0.0,
+        draft_time_s=t_draft,
+        target_time_s=t_target,
+        wall_time_s=wall,
+        draft_time=t_draft,
+        target_time=t_target,
+        wall_time=wall,
+        tokens_per_second=new_tokens / wall if wall > 0 else float("nan"),
+    )
 
 
 def _check_common(max_new_tokens, temperature, top_p, seed, eos_token_id):
-    max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 1)
+    max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 0)
     temperature, top_p = check_sampling_args(temperature, top_p)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
         raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
@@ -105,15 +132,17 @@ def specexec_generate(
     decay=1.0,
     min_logprob=-math.inf,
     eos_token_id=None,
+    draft_temperature=1.0,
 ):
     """Generate with SpecExec: best-first draft trees of ``budget`` tokens, one target pass each.
 
     Args:
         target: the model to sample from: a Hugging Face causal LM (batch size 1) or a callable
-            ``f(prefix (T,) int64) -> (V,)`` log-probs / logits.
+            ``lm(prefixes: int[B, T]) -> float[B, V]`` of next-token log-probs (or logits).
         draft: the draft model, same kind of object and vocabulary.
         input_ids: (T,) or (1, T) prompt token ids (list, numpy or torch).
-        max_new_tokens: number of tokens to generate (fewer only if ``eos_token_id`` appears).
+        max_new_tokens: number of tokens to generate, >= 0 (fewer only if ``eos_token_id``
+            appears).
         budget: draft tree size K (Sec. 3.1; the paper sweeps 16 ... 2048).
         temperature: target sampling temperature; 0 = greedy (output = target's greedy decoding).
         top_p: target nucleus mass in (0, 1].
@@ -121,13 +150,18 @@ def specexec_generate(
         max_depth, max_expand, branch_width, decay, min_logprob: tree construction, see
             :func:`specexec.build_tree` (reference code: 32, 128, 16-32, 0.95, none).
         eos_token_id: stop after this token (default: never stop early).
+        draft_temperature: the tree ranks nodes by log-probs of ``draft_logits /
+            draft_temperature`` (1 = the paper). Below 1 favours deep arg-max chains, which
+            suits greedy or low-temperature targets with an unconfident draft. Speed only: the
+            output distribution does not depend on it.
 
     Returns:
-        ``(tokens, stats)``: the new tokens only, in the input's type ((n,) or (1, n); numpy for
-        lists), and a dict with ``new_tokens``, ``target_calls``, ``tokens_per_call`` (mean
-        tokens emitted per target pass, the paper's "generation rate"), ``accepted_per_call``
-        (list), ``draft_calls``, ``draft_tokens``, ``tree_size`` / ``tree_depth`` (means),
-        ``draft_time_s``, ``target_time_s``, ``wall_time_s``.
+        ``(tokens, stats)``: the new tokens only as ``int64[n]`` numpy (``n = max_new_tokens``
+        unless ``eos_token_id`` stopped it; as spectr-decode), and a :class:`GenerationStats`
+        (a dict with attribute access): ``new_tokens``, ``target_calls``, ``tokens_per_call``
+        (mean tokens emitted per target pass, the paper's "generation rate"),
+        ``accepted_per_call`` (list), ``draft_calls``, ``draft_tokens``, ``tree_size`` /
+        ``tree_depth`` (means), ``draft_time_s``, ``target_time_s``, ``wall_time_s``, ...
 
     >>> from specexec import MarkovLM
     >>> lm = MarkovLM.random(vocab_size=5, seed=0)
@@ -139,10 +173,20 @@ def specexec_generate(
         max_new_tokens, temperature, top_p, seed, eos_token_id
     )
     budget = _check_int("budget", budget, 1)
-    prompt, wrap = _as_prompt(input_ids)
+    draft_temperature = float(draft_temperature)
+    if not (math.isfinite(draft_temperature) and draft_temperature > 0):
+        raise ValueError(f"draft_temperature must be finite and > 0, got {draft_temperature}")
+    prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
     dft = make_session(draft, prompt)
+    if draft_temperature == 1.0:
+        draft_fn = dft.score
+    else:
+
+        def draft_fn(tree, node_ids):
+            return dft.score(tree, node_ids) / draft_temperature
+
     out: list[int] = []
     bstats = BuildStats()
     per_call: list[int] = []
@@ -153,7 +197,7 @@ def specexec_generate(
     while len(out) < max_new_tokens:
         t0 = time.perf_counter()
         tree = build_tree(
-            dft.score,
+            draft_fn,
             np.asarray(tgt.seq),
             budget,
             max_depth=max_depth,
@@ -182,20 +226,18 @@ def specexec_generate(
         if eos_token_id is not None and eos_token_id in new:
             break
     out = _finish(out, max_new_tokens, eos_token_id)
-    stats = {
-        "new_tokens": len(out),
-        "target_calls": len(per_call),
-        "tokens_per_call": float(np.mean(per_call)),
-        "accepted_per_call": per_call,
-        "draft_calls": bstats.draft_calls,
-        "draft_tokens": bstats.draft_tokens,
-        "tree_size": float(np.mean(sizes)),
-        "tree_depth": float(np.mean(depths)),
-        "draft_time_s": t_draft,
-        "target_time_s": t_target,
-        "wall_time_s": time.perf_counter() - t_start,
-    }
-    return wrap(out), stats
+    stats = _stats(
+        len(out),
+        per_call,
+        bstats.draft_calls,
+        bstats.draft_tokens,
+        sizes,
+        depths,
+        t_draft,
+        t_target,
+        time.perf_counter() - t_start,
+    )
+    return np.asarray(out, dtype=np.int64), stats
 
 
 def _chain_tree(tokens) -> DraftTree:
@@ -228,7 +270,7 @@ def chain_speculative_generate(
         max_new_tokens, temperature, top_p, seed, eos_token_id
     )
     gamma = _check_int("gamma", gamma, 1)
-    prompt, wrap = _as_prompt(input_ids)
+    prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
     dft = make_session(draft, prompt)
@@ -280,20 +322,18 @@ def chain_speculative_generate(
         if eos_token_id is not None and eos_token_id in new:
             break
     out = _finish(out, max_new_tokens, eos_token_id)
-    stats = {
-        "new_tokens": len(out),
-        "target_calls": len(per_call),
-        "tokens_per_call": float(np.mean(per_call)),
-        "accepted_per_call": per_call,
-        "draft_calls": draft_calls,
-        "draft_tokens": draft_calls,
-        "tree_size": float(gamma),
-        "tree_depth": float(gamma),
-        "draft_time_s": t_draft,
-        "target_time_s": t_target,
-        "wall_time_s": time.perf_counter() - t_start,
-    }
-    return wrap(out), stats
+    stats = _stats(
+        len(out),
+        per_call,
+        draft_calls,
+        draft_calls,
+        [gamma] * len(per_call),
+        [gamma] * len(per_call),
+        t_draft,
+        t_target,
+        time.perf_counter() - t_start,
+    )
+    return np.asarray(out, dtype=np.int64), stats
 
 
 def autoregressive_generate(
@@ -304,7 +344,7 @@ def autoregressive_generate(
     max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
         max_new_tokens, temperature, top_p, seed, eos_token_id
     )
-    prompt, wrap = _as_prompt(input_ids)
+    prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
     empty = DraftTree.empty()
@@ -317,17 +357,5 @@ def autoregressive_generate(
         if eos_token_id is not None and y == eos_token_id:
             break
     wall = time.perf_counter() - t_start
-    stats = {
-        "new_tokens": len(out),
-        "target_calls": len(out),
-        "tokens_per_call": 1.0,
-        "accepted_per_call": [1] * len(out),
-        "draft_calls": 0,
-        "draft_tokens": 0,
-        "tree_size": 0.0,
-        "tree_depth": 0.0,
-        "draft_time_s": 0.0,
-        "target_time_s": wall,
-        "wall_time_s": wall,
-    }
-    return wrap(out), stats
+    stats = _stats(len(out), [1] * len(out), 0, 0, [0] * len(out), [0] * len(out), 0.0, wall, wall)
+    return np.asarray(out, dtype=np.int64), stats

@@ -11,9 +11,9 @@ Two kinds of model are accepted wherever a ``target`` / ``draft`` is expected:
 * a Hugging Face causal LM (``transformers.PreTrainedModel``, batch size 1) whose attention takes
   a custom 4-D additive mask and ``position_ids`` (Llama, Mistral, Qwen2, ... with eager or sdpa
   attention; transformers >= 4.46 passes a 4-D mask through unchanged);
-* a callable ``model(prefix) -> (V,)`` next-token log-probabilities (or logits) given a (T,)
-  int64 numpy prefix, e.g. :class:`specexec.MarkovLM`. Slow (one call per node) but exact, for
-  statistical tests with tabular toy models.
+* a callable ``lm(prefixes: int[B, T]) -> float[B, V]`` of next-token log-probabilities (or
+  logits), e.g. :class:`specexec.MarkovLM` -- the convention of the sibling package
+  spectr-decode. Tree nodes are batched by depth; exact, for statistical tests with toy models.
 """
 
 from __future__ import annotations
@@ -97,21 +97,39 @@ class LMSession:
 
 
 class CallableSession(LMSession):
-    """A plain callable ``f(prefix (T,) int64) -> (V,)`` log-probs or logits; no caching."""
+    """A plain callable ``lm(prefixes: int[B, T]) -> float[B, V]`` of next-token log-probs (or
+    logits); the convention of the sibling package spectr-decode. Nodes are batched by depth
+    (equal prefix lengths); no caching."""
 
     def score(self, tree, node_ids):
         seq = np.asarray(self.seq, dtype=np.int64)
-        rows = []
-        for node in np.asarray(node_ids, dtype=np.int64).tolist():
-            ctx = seq if node == ROOT else np.concatenate([seq, tree.path_tokens(node)])
-            out = self.model(ctx)
-            if hasattr(out, "detach"):
-                out = out.detach().float().cpu().numpy()
-            out = np.asarray(out, dtype=np.float64).reshape(-1)
-            rows.append(out)
-        if len({r.shape[0] for r in rows}) > 1:
+        node_ids = np.asarray(node_ids, dtype=np.int64)
+        out = [None] * node_ids.shape[0]
+        by_len: dict[int, list[int]] = {}
+        for j, node in enumerate(node_ids.tolist()):
+            by_len.setdefault(0 if node == ROOT else int(tree.depths[node]), []).append(j)
+        for depth, rows in by_len.items():
+            ctx = np.empty((len(rows), seq.shape[0] + depth), dtype=np.int64)
+            ctx[:, : seq.shape[0]] = seq
+            for r, j in enumerate(rows):
+                if depth:
+                    ctx[r, seq.shape[0] :] = tree.path_tokens(int(node_ids[j]))
+            lp = self.model(ctx)
+            if hasattr(lp, "detach"):
+                lp = lp.detach().float().cpu().numpy()
+            lp = np.asarray(lp, dtype=np.float64)
+            if lp.ndim == 1 and len(rows) == 1:
+                lp = lp[None]
+            if lp.ndim != 2 or lp.shape[0] != len(rows):
+                raise ValueError(
+                    f"model must return float[B, V] log-probs for int[B, T] prefixes; got shape "
+                    f"{lp.shape} for B = {len(rows)}"
+                )
+            for r, j in enumerate(rows):
+                out[j] = lp[r]
+        if len({r.shape[0] for r in out}) > 1:
             raise ValueError("model returned rows of different vocabulary sizes")
-        return np.stack(rows) if rows else np.zeros((0, 0))
+        return np.stack(out) if out else np.zeros((0, 0))
 
     def commit(self, new_tokens, fed_path=()):
         self.seq.extend(int(t) for t in new_tokens)

@@ -17,8 +17,9 @@ from .sampling import check_sampling_args, warp_probs
 class MarkovLM:
     """An order-``k`` Markov language model over ``V`` tokens, usable as target or draft.
 
-    Calling it with a (T,) prefix returns (V,) next-token log-probabilities that depend on the
-    last ``k`` tokens (a prefix shorter than ``k`` is left-padded with token 0).
+    Calling it with ``int[B, T]`` prefixes returns ``float[B, V]`` next-token log-probabilities
+    (the model-callable convention shared with spectr-decode; ``int[T] -> float[V]`` also works)
+    that depend on the last ``k`` tokens (a shorter prefix is left-padded with token 0).
 
     Args:
         probs: (V,)*k + (V,) array of next-token probabilities, each last-axis row summing to 1.
@@ -72,10 +73,15 @@ class MarkovLM:
             raise ValueError(f"prefix tokens must be in [0, {self.vocab_size})")
         return tuple([0] * (self.order - len(last)) + last)
 
-    def __call__(self, prefix) -> np.ndarray:
-        """(V,) next-token log-probabilities after ``prefix`` ((T,) ints)."""
+    def __call__(self, prefixes) -> np.ndarray:
+        """Next-token log-probabilities: ``int[B, T] -> float[B, V]`` (or ``int[T] -> float[V]``)."""
         self.calls += 1
-        return self._logp[self._context(prefix)]
+        x = np.asarray(prefixes)
+        if x.ndim == 2:
+            return np.stack([self._logp[self._context(row)] for row in x])
+        if x.ndim != 1:
+            raise ValueError(f"prefixes must be int[B, T] or int[T], got shape {x.shape}")
+        return self._logp[self._context(x)]
 
     def joint_probs(self, prefix, n_tokens: int, temperature=1.0, top_p=1.0) -> np.ndarray:
         """Exact (V,)*n_tokens probabilities of the next ``n_tokens`` tokens under the warped model."""
