@@ -193,3 +193,9 @@ def test_objective_of_unset_model_raises_and_does_not_mutate():
     with pytest.raises(ValueError, match="not set"):
         objective(m, [SEQ[0]], "awsm", T=10.0)
     assert m.mu is None and m.A is None
+
+
+def test_lone_pair_instead_of_list_gets_a_hint():
+    times, marks = np.array([0.5, 1.0, 2.0]), np.array([0, 0, 0])
+    with pytest.raises(ValueError, match=r"wrap one \(times, marks\) pair"):
+        fit((times, marks), "awsm", T=10.0)

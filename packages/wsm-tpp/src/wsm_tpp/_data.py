@@ -138,7 +138,14 @@ def prepare(seqs, T=None, K: int | None = None) -> Events:
         raise TypeError("seqs must be a list of (times, marks) pairs")
     if len(seqs) == 0:
         raise ValueError("seqs is empty")
-    pairs = [check_sequence(s, name=f"seqs[{i}]") for i, s in enumerate(seqs)]
+    try:
+        pairs = [check_sequence(s, name=f"seqs[{i}]") for i, s in enumerate(seqs)]
+    except (TypeError, ValueError) as exc:
+        if isinstance(seqs, tuple) and len(seqs) == 2:  # a lone (times, marks) pair?
+            raise type(exc)(
+                f"{exc} (seqs is a list of sequences: wrap one (times, marks) pair as [(times, marks)])"
+            ) from exc
+        raise
     S = len(pairs)
     lengths = np.array([p[0].shape[0] for p in pairs])
     if lengths.sum() == 0:
