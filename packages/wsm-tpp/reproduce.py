@@ -47,7 +47,8 @@ def claims(
     seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=10_000 + i) for i in range(n_uni)]
     n_ev = sum(len(t) for t, _ in seqs)
     fits = {
-        m: fit(seqs, m, model=ExpHawkes(1, beta=2.0), T=T) for m in ("mle", "awsm", "asm", "dsm")
+        m: fit(seqs, m, model=ExpHawkes(1, beta=2.0), T=T, rng=0)
+        for m in ("mle", "awsm", "asm", "dsm")
     }
     fits["awsm-product"] = fit(
         seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T, weight="two_sided_product"
