@@ -240,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"draft steps/pass {v['draft_steps_per_call']:5.1f}  {v['ms_per_token']:6.1f} ms/token"
             )
         for name in ("chain4", "autoregressive"):
+            if name not in t:
+                continue
             v = t[name]
             print(
                 f"  {label:12s} {name:7s}  tokens/pass {v['tokens_per_call']:5.2f}  "
