@@ -64,9 +64,10 @@ def _err(a, b) -> float:
 
 def check_correctness(dtypes) -> list[dict]:
     rows = []
-    for case in CORRECTNESS:
+    for i, case in enumerate(CORRECTNESS):
         shape, ks, st, di, ca, H, Hkv, D = case
-        for dtype in dtypes:
+        # bf16 on the first two cases only: every extra constexpr set is another compile
+        for dtype in dtypes if i < 2 else dtypes[:1]:
             g = torch.Generator(device="cuda").manual_seed(0)
             q = torch.randn(2, *shape, H, D, device="cuda", generator=g).to(dtype)
             k = torch.randn(2, *shape, Hkv, D, device="cuda", generator=g).to(dtype)
