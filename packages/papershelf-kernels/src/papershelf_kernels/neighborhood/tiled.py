@@ -70,7 +70,7 @@ def _flat(shape: Sequence[int], idx: list[torch.Tensor]) -> torch.Tensor:
     return flat.reshape(-1)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)  # masks are O(N * box): keep few
 def _plan(shape, kernel_size, stride, is_causal, tile, G, dtype, device):
     """Everything about the tiling that depends only on the problem's parameters (cached)."""
     n = len(shape)
