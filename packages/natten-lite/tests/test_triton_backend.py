@@ -47,3 +47,18 @@ def test_auto_dispatch_on_cpu_never_uses_the_interpreter():
     q = torch.randn(1, 8, 8, 1, 8)
     out = natten_lite.na2d(q, q, q, 3)  # picks "tiled" on CPU
     assert_close(out, natten_lite.na2d(q, q, q, 3, backend="reference"), 1e-5)
+
+
+@pytest.mark.slow  # dynamo tracing takes tens of seconds on 2 cores
+@pytest.mark.skipif(
+    not has_triton() or (DEVICE == "cpu" and not interpreting()),
+    reason="needs triton and CUDA, or TRITON_INTERPRET=1",
+)
+def test_torch_compile_fullgraph_na2d_triton():
+    q = torch.randn(1, 6, 5, 1, 16, device=DEVICE)
+
+    def f(q):
+        return natten_lite.na2d(q, q, q, 3, dilation=(2, 1), backend="triton", q_tile_shape=(4, 4))
+
+    got = torch.compile(f, fullgraph=True, backend="eager")(q)  # a graph break would raise
+    assert_close(got, natten_lite.na2d(q, q, q, 3, dilation=(2, 1), backend="reference"), 1e-4)
