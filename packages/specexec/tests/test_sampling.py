@@ -128,7 +128,8 @@ def test_mean_tokens_per_pass_matches_formula(noise):
         tree = build_tree(markov_draft_fn(draft, prefix), prefix, k, branch_width=4)
         logits = target_logits_fn(target, prefix)(tree, np.arange(-1, len(tree)))
         formula = expected_tokens_per_pass(tree, logits)
-        # the callable form gives the same number
+        # probabilities instead of log-probs, and the callable form, give the same number
+        assert expected_tokens_per_pass(tree, np.exp(logits)) == pytest.approx(formula)
         assert expected_tokens_per_pass(tree, target_logits_fn(target, prefix)) == pytest.approx(
             formula
         )

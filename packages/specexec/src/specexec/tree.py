@@ -469,29 +469,38 @@ def validate_tree(
 
 
 def expected_tokens_per_pass(
-    tree: DraftTree, target_probs, temperature: float = 1.0, top_p: float = 1.0
+    tree: DraftTree, target_prob_fn, temperature: float = 1.0, top_p: float = 1.0
 ) -> float:
     """Analytic expected tokens per pass: ``1 + Σ_v Π_{edges e on root->v} q_target(e)``.
 
     Args:
         tree: the draft tree.
-        target_probs: (N+1, V) target *logits* (row 0 = root, row i+1 = node i), warped with
-            ``temperature``/``top_p`` here, or a callable ``f(tree, node_ids) -> (n, V)`` of such
-            logits (node id -1 = root).
+        target_prob_fn: the target's next-token distributions at the root and every node, as an
+            (N+1, V) array (row 0 = root, row i+1 = node i) or a callable
+            ``f(tree, node_ids) -> (n, V)`` (node id -1 = root). Rows may be probabilities,
+            log-probabilities or logits; they are warped with ``temperature``/``top_p`` here.
         temperature, top_p: the target's sampling rule.
 
     Returns:
         The expectation (>= 1).
+
+    >>> t = DraftTree.from_parents(tokens=[0, 1], parents=[-1, 0])
+    >>> expected_tokens_per_pass(t, np.array([[0.5, 0.5], [0.2, 0.8], [1.0, 0.0]]))
+    1.9
     """
     temperature, top_p = check_sampling_args(temperature, top_p)
+    if not isinstance(tree, DraftTree):
+        raise TypeError(f"tree must be a DraftTree, got {type(tree).__name__}")
     n = len(tree)
-    if callable(target_probs):
-        logits = target_probs(tree, np.arange(-1, n))
-    else:
-        logits = target_probs
-    logits = row_to_numpy(logits) if hasattr(logits, "detach") else np.asarray(logits, float)
+    logits = target_prob_fn(tree, np.arange(-1, n)) if callable(target_prob_fn) else target_prob_fn
+    logits = row_to_numpy(logits)
     if logits.ndim != 2 or logits.shape[0] != n + 1:
-        raise ValueError(f"target logits must have shape ({n + 1}, V), got {logits.shape}")
+        raise ValueError(f"target distributions must have shape ({n + 1}, V), got {logits.shape}")
+    if np.isnan(logits).any():
+        raise ValueError("target distributions contain NaN")
+    if (logits >= 0).all() and np.allclose(logits.sum(-1), 1.0, atol=1e-6):
+        with np.errstate(divide="ignore"):
+            logits = np.log(logits)  # probabilities given: warp their logs
     q = warp_probs(logits, temperature, top_p)
     reach = np.zeros(n)  # probability that the walk reaches node i
     for i in range(n):
