@@ -26,6 +26,7 @@ import itertools
 import math
 
 import numpy as np
+from scipy.optimize import brentq
 
 __all__ = [
     "acceptance_upper_bound",
@@ -108,22 +109,27 @@ def _solve_rho(p: np.ndarray, q: np.ndarray, k: int, tol: float) -> float:
         return 1.0
     if _beta(p, q, hi) == 0.0:  # disjoint supports: nothing can be accepted, any rho is valid
         return 1.0
-    # gap(rho) = 1 - (1 - beta)^k - rho*beta decreases in rho, >= 0 at 1 and <= 0 at k (Sec. 4)
-    while hi - lo > tol * hi:
-        mid = 0.5 * (lo + hi)
-        if _gap(p, q, k, mid) > 0.0:
-            lo = mid
-        else:
-            hi = mid
-    return hi  # the side with gap <= 0, where the residual is provably non-negative
+    # gap(rho) = 1 - (1 - beta)^k - rho*beta decreases in rho, >= 0 at 1 and <= 0 at k (Sec. 4).
+    # Brent's method (superlinear: ~10 O(V) evaluations instead of ~35 for plain bisection) ...
+    if _gap(p, q, k, hi) > 0.0:  # only possible through rounding
+        return hi
+    root = brentq(lambda r: _gap(p, q, k, r), lo, hi, xtol=tol * hi, rtol=4 * np.finfo(float).eps)
+    # ... then step to the side where gap <= 0, on which the residual is provably non-negative
+    step = tol * hi
+    while _gap(p, q, k, root) > 0.0 and root < hi:
+        root = min(hi, root + step)
+        step *= 2.0
+    return root
 
 
 def solve_rho(p, q, k: int, tol: float = 1e-10) -> float:
     """``rho*`` in ``[1, k]``: the root of ``1 - (1 - beta(rho))^k = rho * beta(rho)`` (Sec. 4).
 
-    Bisection on the monotone gap; each step costs O(V). The returned value is the end of the
-    final bracket on which the residual distribution is non-negative, so :func:`kseq_select` is
-    exactly valid, at an acceptance loss below ``tol`` (relative). ``k = 1`` gives 1
+    The gap ``1 - (1 - beta)^k - rho beta`` is monotone in ``rho``, so a bracketed root finder
+    (Brent's method; each evaluation costs O(V)) converges on ``[1, k]``. The returned value is
+    then moved, if needed, to the side where the gap is <= 0, on which the residual distribution
+    is non-negative, so :func:`kseq_select` is exactly valid, at an acceptance loss of order
+    ``tol`` (relative). ``k = 1`` gives 1
     (standard speculative sampling).
 
     Args:

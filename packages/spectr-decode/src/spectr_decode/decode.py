@@ -50,6 +50,8 @@ class SpecStats:
         emitted: tokens emitted by each iteration (1..L+1), before truncation to max_new_tokens.
         reached: ``int[L]``, iterations in which position t was examined.
         accepted: ``int[L]``, iterations in which a draft token was accepted at position t.
+        survivors: ``int[L]``, drafts still alive when position t was examined (summed over
+            iterations; divide by ``reached`` for the mean K-SEQ width at t).
         wall_time, target_time, draft_time: seconds (the rest is selection and bookkeeping).
     """
 
@@ -62,6 +64,7 @@ class SpecStats:
     emitted: list[int] = field(default_factory=list)
     reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     accepted: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    survivors: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     wall_time: float = 0.0
     target_time: float = 0.0
     draft_time: float = 0.0
@@ -195,6 +198,11 @@ class _HFLM:
         self.cached_len = 0
         self.n_rows = 1
         self.vocab_size = None
+        # transformers >= 5.x names the argument/output `cache`; earlier `past_key_values`
+        import inspect
+
+        params = inspect.signature(model.forward).parameters
+        self.cache_kw = "cache" if "cache" in params else "past_key_values"
 
     def forward(self, tokens: np.ndarray, start: int) -> np.ndarray:
         torch = self.torch
@@ -204,8 +212,10 @@ class _HFLM:
             self.cache.batch_repeat_interleave(B)
         ids = torch.as_tensor(tokens, dtype=torch.long, device=self.device)
         with torch.no_grad():
-            out = self.model(input_ids=ids, past_key_values=self.cache, use_cache=True)
-        self.cache = out.past_key_values
+            kw = {self.cache_kw: self.cache} if self.cache is not None else {}
+            out = self.model(input_ids=ids, use_cache=True, **kw)
+        cache = out.get("cache", None)
+        self.cache = out.get("past_key_values", None) if cache is None else cache
         self.cached_len = start + tokens.shape[1]
         self.n_rows = B
         lp = torch.log_softmax(out.logits.float(), dim=-1).double().cpu().numpy()
@@ -219,7 +229,8 @@ class _HFLM:
             self.cache.batch_select_indices(self.torch.tensor([row], device=self.device))
             self.n_rows = 1
         if length < self.cached_len:
-            self.cache.crop(length)
+            # a negative argument removes that many tokens: accepted by every transformers version
+            self.cache.crop(length - self.cached_len)
             self.cached_len = length
 
 
@@ -389,7 +400,13 @@ def spectr_generate(
     rng = np.random.default_rng(seed)
     tgt, drf = _backend(target, "target"), _backend(draft, "draft")
     k_draw = 1 if temperature == 0 else k
-    stats = SpecStats(k=k, L=L, reached=np.zeros(L, np.int64), accepted=np.zeros(L, np.int64))
+    stats = SpecStats(
+        k=k,
+        L=L,
+        reached=np.zeros(L, np.int64),
+        accepted=np.zeros(L, np.int64),
+        survivors=np.zeros(L, np.int64),
+    )
     seq = list(prompt)
     new: list[int] = []
     t0 = time.perf_counter()
@@ -434,6 +451,7 @@ def spectr_generate(
             r0 = int(alive[0])
             pt, qt = p[r0, t], q[r0, t]
             kk = len(alive)
+            stats.survivors[t] += kk
             rho = _solve_rho(pt, qt, kk, 1e-12) if kk > 1 else 1.0
             tok, ok = _kseq_select(drafts[alive, t], pt, qt, kk, rho, rng)
             out.append(tok)
