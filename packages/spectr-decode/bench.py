@@ -52,11 +52,13 @@ def core_rows(quick: bool) -> list[list]:
         q = 0.5 * p + 0.5 * rng.dirichlet(np.full(V, 0.1))
         for k in (4, 8):
             reps = 3 if quick else 10
-            ours = _best_of(lambda: _solve_rho(p, q, k, 1e-10), reps)
-            base = _best_of(lambda: _brentq_rho(p, q, k), reps)
+            ours = _best_of(lambda p=p, q=q, k=k: _solve_rho(p, q, k, 1e-10), reps)
+            base = _best_of(lambda p=p, q=q, k=k: _brentq_rho(p, q, k), reps)
             rho = _solve_rho(p, q, k, 1e-10)
             x = rng.choice(V, size=k, p=p)
-            sel = _best_of(lambda: _kseq_select(x, p, q, k, rho, rng), reps)
+            sel = _best_of(
+                lambda x=x, p=p, q=q, k=k, rho=rho: _kseq_select(x, p, q, k, rho, rng), reps
+            )
             rows.append(
                 [
                     f"V={V},k={k}",
