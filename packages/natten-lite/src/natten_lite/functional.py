@@ -50,10 +50,21 @@ def _check_tensor(name: str, x, rank: int | None = None) -> None:
         raise TypeError(f"`{name}` must be float16/bfloat16/float32/float64, got {x.dtype}")
     if x.numel() == 0:
         raise ValueError(f"`{name}` is empty: shape {tuple(x.shape)}")
-    # NaN check only where it is free of device syncs (CPU), and never while compiling
-    # (one reduction: a NaN anywhere makes the sum NaN; confirm before raising, inf - inf is NaN too)
-    if x.device.type == "cpu" and not torch.compiler.is_compiling():
-        if torch.isnan(x.sum()) and torch.isnan(x).any():
+
+
+def _raise_on_nan(out: torch.Tensor, **inputs) -> None:
+    """NaN in an input -> ValueError naming it.
+
+    Checked through the output (one reduction instead of one per input: a NaN query or attended
+    key/value always reaches it), and only where that is free of device syncs (CPU) and never
+    while compiling. A NaN input no query attends leaves the output finite and is not an error.
+    """
+    if out.device.type != "cpu" or torch.compiler.is_compiling():
+        return
+    if not torch.isnan(out.detach().sum()):
+        return
+    for name, x in inputs.items():
+        if x is not None and torch.isnan(x).any():
             raise ValueError(f"`{name}` contains NaN")
 
 
@@ -288,6 +299,10 @@ def _na(
         )
         out = out.reshape(B, *shape, H, Dv)
         lse = lse.reshape(B, *shape, H)
+    _raise_on_nan(
+        out, query=query, key=key, value=value,
+        additional_keys=additional_keys, additional_values=additional_values,
+    )  # fmt: skip
     if return_lse:
         return out, lse
     return out
@@ -449,6 +464,7 @@ def attention(
         mask = torch.ones(q.shape[2], k.shape[2], dtype=torch.bool, device=q.device).tril()
     o, lse = _masked_attention(q, k, v, mask, scale, return_lse)
     o = o.transpose(1, 2)
+    _raise_on_nan(o, query=query, key=key, value=value)
     return (o, lse.transpose(1, 2)) if return_lse else o
 
 
