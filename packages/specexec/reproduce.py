@@ -149,7 +149,7 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
                 }
             )
         tpc = [curve[k]["tokens_per_call"] for k in budgets]
-        best_k = budgets[int(np.argmax(tpc))]
+        fast_k = min(budgets, key=lambda k: curve[k]["ms_per_token"])  # best wall-clock
         mono = all(b >= a - 0.15 for a, b in zip(tpc, tpc[1:]))  # noise: few prompts
         rows.append(
             {
@@ -193,7 +193,8 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
             {
                 "claim": f"CPU wall-clock vs autoregressive, not offloaded ({label})",
                 "paper": "n/a (paper: GPU + offloading)",
-                "measured": f"SpecExec K={best_k}: {ar['ms_per_token'] / curve[best_k]['ms_per_token']:.2f}x, "
+                "measured": f"SpecExec best (K={fast_k}): "
+                f"{ar['ms_per_token'] / curve[fast_k]['ms_per_token']:.2f}x, "
                 f"chain: {ar['ms_per_token'] / chain['ms_per_token']:.2f}x",
                 "holds": None,
                 "note": "target is only ~4x the draft and not transfer-bound, so no speed-up is "
