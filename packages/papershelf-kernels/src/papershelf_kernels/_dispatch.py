@@ -54,11 +54,15 @@ def select(op: str, backends: Sequence[Backend], requested: str | None, *args, *
     by_name = {b.name: b for b in backends}
     if requested not in (None, "auto"):
         if requested not in by_name:
-            raise ValueError(f"{op}: unknown backend {requested!r}; choose from {sorted(by_name)} or 'auto'")
+            raise ValueError(
+                f"{op}: unknown backend {requested!r}; choose from {sorted(by_name)} or 'auto'"
+            )
         b = by_name[requested]
         reasons = b.unsupported_reasons(*args, **kwargs)
         if reasons:
-            raise NotImplementedError(f"{op}: backend {requested!r} cannot run this problem: " + "; ".join(reasons))
+            raise NotImplementedError(
+                f"{op}: backend {requested!r} cannot run this problem: " + "; ".join(reasons)
+            )
         return b
     rejected = []
     for b in backends:
