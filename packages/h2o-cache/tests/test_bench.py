@@ -46,13 +46,11 @@ def test_marker_batch_layout():
     import numpy as np
 
     rep = _load("reproduce")
-    b = rep.marker_batch(np.random.default_rng(0), 4, 128)
-    assert b.shape == (4, 128)
-    for row in b:
+    ids, tgt = rep.marker_batch_v2(np.random.default_rng(0), 4, 128)
+    assert ids.shape == tgt.shape == (4, 128)
+    for row, t in zip(ids, tgt):
         assert row[0] in rep.HEADERS
-        after = row[1:][row[:-1] == rep.MARKER]
-        assert len(after) > 3 and np.all(
-            after == row[0]
-        )  # a marker is always followed by the header
-        body = np.delete(row, np.flatnonzero(row == rep.MARKER) + 1)[1:]
-        assert not np.isin(body, rep.HEADERS).any()  # the header byte never appears otherwise
+        marks = row == rep.MARKER
+        assert marks.sum() > 3 and np.all(t[marks] == row[0])  # a marker's target is the header
+        assert not np.isin(row[1:], rep.HEADERS).any()  # the header is never repeated in the input
+        assert np.all(t[:-1][~marks[:-1]] == row[1:][~marks[:-1]]) and t[-1] == -100

@@ -53,12 +53,17 @@ class H2OLayer(CacheLayerMixin):
 
     def __init__(self, state: H2OState, attention_backend: str = "auto"):
         super().__init__()
+        self.keys = self.values = None
+        self.is_initialized = False  # (not set by the 4.5x base class)
         self.state = state
         self.attention_backend = attention_backend
         self._returned_keys: torch.Tensor | None = None
         self._q_len = 0
 
-    def lazy_initialization(self, key_states: torch.Tensor, value_states: torch.Tensor) -> None:
+    def lazy_initialization(
+        self, key_states: torch.Tensor, value_states: torch.Tensor | None = None
+    ) -> None:
+        value_states = key_states if value_states is None else value_states
         self.device = key_states.device
         self.dtype = key_states.dtype
         self.keys = key_states[:, :, :0]
@@ -123,6 +128,9 @@ class H2OLayer(CacheLayerMixin):
     def get_max_length(self) -> int:
         b = self.state.budget
         return -1 if b is None else b
+
+    def get_max_cache_shape(self) -> int:  # transformers 4.5x name of get_max_length
+        return self.get_max_length()
 
     def kv_length(self) -> int:
         return 0 if self.keys is None else int(self.keys.shape[-2])
