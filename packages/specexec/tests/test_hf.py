@@ -154,3 +154,10 @@ def test_hf_two_token_distribution_is_target():
     exp = joint.ravel()[nz] * counts.sum()
     stat = ((counts.ravel()[nz] - exp) ** 2 / exp).sum()
     assert sps.chi2.sf(stat, nz.sum() - 1) > 1e-3, stat
+
+
+def test_flash_attention_is_refused():
+    model = tiny_llama(1, seed=0)
+    model.config._attn_implementation = "flash_attention_2"
+    with pytest.raises(ValueError, match="4-D masks"):
+        sx.specexec_generate(model, model, [1, 2], 4)

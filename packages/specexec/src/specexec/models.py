@@ -146,6 +146,13 @@ class HFSession(LMSession):
         super().__init__(model, seq)
         from transformers import DynamicCache
 
+        impl = str(getattr(model.config, "_attn_implementation", "") or "")
+        if "flash" in impl:
+            raise ValueError(
+                f"attention implementation {impl!r} ignores custom 4-D masks, so tree attention "
+                "would be wrong; load the model with attn_implementation='sdpa' or 'eager'"
+            )
+
         self.cache = DynamicCache()
         self.committed = 0  # cached positions that belong to seq
         self.slots: dict[int, int] = {}  # node id -> cache position
