@@ -129,14 +129,13 @@ def _goal_case() -> dict:
         ratios[th] = dense / tiled
         notes.append(f"{th} thread(s): dense {dense * 1e3:.0f} ms, tiled {tiled * 1e3:.1f} ms")
     torch.set_num_threads(threads)
-    best = max(ratios.values())
     return {
         "claim": "tiled CPU path vs dense-masked SDPA, 2-D 64x64 k=7 (issue goal, not paper)",
         "paper": ">= 10x",
         "measured": f"{ratios[2]:.1f}x (2 thr), {ratios[1]:.1f}x (1 thr)",
-        "holds": best >= 10,
-        "note": "; ".join(notes) + ". Same-run ratios; on an oversubscribed shared machine the "
-        "2-thread tiled path loses to OpenMP contention (many short parallel ops)",
+        "holds": ratios[2] >= 10,  # the goal is stated for 2 cores
+        "note": "; ".join(notes) + ". Same-run ratios; dense SDPA scales to the 2nd thread "
+        "better than the tiled path's short ops (and a shared machine's contention hits them hardest)",
     }
 
 
