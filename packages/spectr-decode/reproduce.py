@@ -147,7 +147,7 @@ def claims(full: bool) -> list[dict]:
     Ls = (2, 4, 6) if full else (2, 4)
     configs = [("autoregressive", 0, 0)] + [(f"k={k},L={L}", k, L) for L in Ls for k in ks]
     res = decode_runs(
-        target, draft, configs, n_prompts=8 if full else 3, max_new=96 if full else 48
+        target, draft, configs, n_prompts=8 if full else 5, max_new=128 if full else 64
     )
     ar = res["autoregressive"]
     ratios = {}
