@@ -136,6 +136,35 @@ def test_baselines_reject_bad_input(pair):
         sx.specexec_generate(t, MarkovLM.random(4), [0], 4)
 
 
+def test_larger_draft_vocabulary_and_out_of_vocab_prompt_are_refused_up_front(pair):
+    """Regression: a draft with MORE tokens than the target proposed ids the target could not
+    index (IndexError inside the model) before the vocabularies were compared."""
+    t, _ = pair  # V = 5
+    big = MarkovLM.random(7, seed=1)
+    for fn in (sx.specexec_generate, sx.chain_speculative_generate):
+        for max_new in (0, 1, 4):
+            with pytest.raises(ValueError, match="vocabularies differ"):
+                fn(t, big, [0, 1], max_new, seed=0)
+    with pytest.raises(ValueError, match="input_ids contains token id 5"):
+        flat = lambda x: np.zeros((len(x), 5))  # noqa: E731  (a callable that does not check)
+        sx.specexec_generate(flat, flat, [0, 5], 4, seed=0)
+    with pytest.raises(ValueError, match="input_ids contains token id 6"):
+        sx.autoregressive_generate(flat, [6], 2)
+
+
+def test_vocab_probe_costs_no_extra_model_call(pair):
+    """The up-front vocabulary check reuses the root's row: one callable call per depth."""
+    t, d = pair
+    calls = []
+
+    def counted(prefixes):
+        calls.append(np.asarray(prefixes).shape[1])
+        return t(prefixes)
+
+    sx.autoregressive_generate(counted, [1, 2], 3, seed=0)
+    assert calls == [2, 3, 4]
+
+
 def test_markov_lm_validation():
     with pytest.raises(ValueError, match="sum to 1"):
         MarkovLM(np.ones((3, 3)))
@@ -173,6 +202,10 @@ def test_cost_model_arithmetic():
         m.tokens_per_second(math.nan, 1)
     with pytest.raises(ValueError, match="new_tokens"):
         m.simulate({})
+    # numpy scalars are numbers too (regression: np.float32 was a TypeError)
+    assert OffloadCostModel(np.float32(5.0), np.int64(0)).target_pass_s == 5.0
+    with pytest.raises(TypeError, match="target_pass_s"):
+        OffloadCostModel("5", 0.1)
 
 
 def test_cost_model_on_a_real_run(pair):

@@ -156,6 +156,21 @@ def test_hf_two_token_distribution_is_target():
     assert sps.chi2.sf(stat, nz.sum() - 1) > 1e-3, stat
 
 
+def test_hf_vocab_mismatch_and_out_of_vocab_prompt():
+    """Regression: a draft with a larger vocabulary than the target raised IndexError inside
+    the target's embedding; an out-of-vocabulary prompt id did too."""
+    target = tiny_llama(1, seed=0, vocab=64)
+    big = tiny_llama(1, seed=1, vocab=80)
+    with torch.no_grad():
+        for fn in (sx.specexec_generate, sx.chain_speculative_generate):
+            with pytest.raises(ValueError, match="vocabularies differ"):
+                fn(target, big, [1, 2, 3], 4, seed=0)
+        with pytest.raises(ValueError, match="input_ids contains token id 70"):
+            sx.specexec_generate(target, target, [1, 70], 4, temperature=0)
+        with pytest.raises(ValueError, match="input_ids contains token id 64"):
+            sx.autoregressive_generate(target, torch.tensor([[64]]), 2)
+
+
 def test_flash_attention_is_refused():
     model = tiny_llama(1, seed=0)
     model.config._attn_implementation = "flash_attention_2"

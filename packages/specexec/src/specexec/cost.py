@@ -11,11 +11,12 @@ decoding. This module is that arithmetic; real layer streaming needs a GPU and i
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 
 def _positive(name: str, x, *, allow_zero: bool = False) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
         raise TypeError(f"{name} must be a number, got {type(x).__name__}")
     x = float(x)
     if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):

@@ -116,6 +116,18 @@ def _check_vocab(target_v: int, draft_v: int | None = None):
         )
 
 
+def _check_models(tgt, dft=None) -> None:
+    """Before any pass: equal vocabularies and prompt ids inside them (a larger draft vocabulary
+    would otherwise propose ids the target cannot embed)."""
+    v = tgt.vocab_size()
+    if dft is not None:
+        _check_vocab(v, dft.vocab_size())
+    if max(tgt.seq) >= v:
+        raise ValueError(
+            f"input_ids contains token id {max(tgt.seq)}, outside the vocabulary of {v} tokens"
+        )
+
+
 def specexec_generate(
     target,
     draft,
@@ -180,6 +192,7 @@ def specexec_generate(
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
     dft = make_session(draft, prompt)
+    _check_models(tgt, dft)
     if draft_temperature == 1.0:
         draft_fn = dft.score
     else:
@@ -274,6 +287,7 @@ def chain_speculative_generate(
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
     dft = make_session(draft, prompt)
+    _check_models(tgt, dft)
     out: list[int] = []
     per_call: list[int] = []
     draft_calls = 0
@@ -347,6 +361,7 @@ def autoregressive_generate(
     prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
     tgt = make_session(target, prompt)
+    _check_models(tgt)
     empty = DraftTree.empty()
     out: list[int] = []
     while len(out) < max_new_tokens:

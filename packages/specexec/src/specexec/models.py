@@ -95,11 +95,41 @@ class LMSession:
         tokens are ``new_tokens[:len(fed_path)]`` and that were scored (their cache is kept)."""
         raise NotImplementedError
 
+    def vocab_size(self) -> int:
+        """Size V of the model's next-token distribution (the width of :meth:`score`'s rows)."""
+        raise NotImplementedError
+
 
 class CallableSession(LMSession):
     """A plain callable ``lm(prefixes: int[B, T]) -> float[B, V]`` of next-token log-probs (or
     logits); the convention of the sibling package spectr-decode. Nodes are batched by depth
     (equal prefix lengths); no caching."""
+
+    def __init__(self, model, seq):
+        super().__init__(model, seq)
+        self._root: tuple[int, np.ndarray] | None = None  # (len(seq), root row) from vocab_size
+
+    def _call(self, ctx: np.ndarray) -> np.ndarray:
+        """(B, V) float64 rows of the model for (B, T) prefixes, shape-checked."""
+        lp = self.model(ctx)
+        if hasattr(lp, "detach"):
+            lp = lp.detach().float().cpu().numpy()
+        lp = np.asarray(lp, dtype=np.float64)
+        if lp.ndim == 1 and ctx.shape[0] == 1:
+            lp = lp[None]
+        if lp.ndim != 2 or lp.shape[0] != ctx.shape[0]:
+            raise ValueError(
+                f"model must return float[B, V] log-probs for int[B, T] prefixes; got shape "
+                f"{lp.shape} for B = {ctx.shape[0]}"
+            )
+        return lp
+
+    def vocab_size(self) -> int:
+        """V from the root's row (computed once and reused by the next :meth:`score`)."""
+        if self._root is None or self._root[0] != len(self.seq):
+            row = self._call(np.asarray([self.seq], dtype=np.int64))[0]
+            self._root = (len(self.seq), row)
+        return int(self._root[1].shape[0])
 
     def score(self, tree, node_ids):
         seq = np.asarray(self.seq, dtype=np.int64)
@@ -109,22 +139,15 @@ class CallableSession(LMSession):
         for j, node in enumerate(node_ids.tolist()):
             by_len.setdefault(0 if node == ROOT else int(tree.depths[node]), []).append(j)
         for depth, rows in by_len.items():
-            ctx = np.empty((len(rows), seq.shape[0] + depth), dtype=np.int64)
-            ctx[:, : seq.shape[0]] = seq
-            for r, j in enumerate(rows):
-                if depth:
-                    ctx[r, seq.shape[0] :] = tree.path_tokens(int(node_ids[j]))
-            lp = self.model(ctx)
-            if hasattr(lp, "detach"):
-                lp = lp.detach().float().cpu().numpy()
-            lp = np.asarray(lp, dtype=np.float64)
-            if lp.ndim == 1 and len(rows) == 1:
-                lp = lp[None]
-            if lp.ndim != 2 or lp.shape[0] != len(rows):
-                raise ValueError(
-                    f"model must return float[B, V] log-probs for int[B, T] prefixes; got shape "
-                    f"{lp.shape} for B = {len(rows)}"
-                )
+            if depth == 0 and self._root is not None and self._root[0] == len(self.seq):
+                lp = np.broadcast_to(self._root[1], (len(rows), self._root[1].shape[0]))
+            else:
+                ctx = np.empty((len(rows), seq.shape[0] + depth), dtype=np.int64)
+                ctx[:, : seq.shape[0]] = seq
+                for r, j in enumerate(rows):
+                    if depth:
+                        ctx[r, seq.shape[0] :] = tree.path_tokens(int(node_ids[j]))
+                lp = self._call(ctx)
             for r, j in enumerate(rows):
                 out[j] = lp[r]
         if len({r.shape[0] for r in out}) > 1:
@@ -162,6 +185,18 @@ class HFSession(LMSession):
         # transformers >= 5.2x renamed `past_key_values` to `cache`
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        get_in = getattr(model, "get_input_embeddings", None)
+        n_vocab = _embedding_rows(get_in() if get_in is not None else None, model)
+        if self.seq and max(self.seq) >= n_vocab:
+            raise ValueError(
+                f"input_ids contains token id {max(self.seq)}, outside the model's vocabulary "
+                f"of {n_vocab} tokens"
+            )
+
+    def vocab_size(self) -> int:
+        """V = rows of the output embedding (``config.vocab_size`` if the model has none)."""
+        get = getattr(self.model, "get_output_embeddings", None)
+        return _embedding_rows(get() if get is not None else None, self.model)
 
     def score(self, tree, node_ids):
         import torch
@@ -248,6 +283,14 @@ class HFSession(LMSession):
             prune_cache(self.cache, keep)
         self.committed = len(keep)
         self.slots = {}
+
+
+def _embedding_rows(module, model) -> int:
+    """Number of token rows of an embedding / output projection (fallback: config.vocab_size)."""
+    weight = getattr(module, "weight", None)
+    if weight is not None and getattr(weight, "ndim", 0) == 2:
+        return int(weight.shape[0])
+    return int(model.config.vocab_size)
 
 
 def make_session(model, seq) -> LMSession:
