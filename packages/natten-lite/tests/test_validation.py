@@ -86,3 +86,10 @@ def test_merge_and_module_errors():
         layer(torch.randn(1, 8, 8))
     with pytest.raises(ValueError, match="channels"):
         layer(torch.randn(1, 8, 8, 6))
+
+
+def test_triton_interpreter_bf16_is_refused_not_wrong(monkeypatch):
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    q = torch.randn(1, 8, 1, 16, dtype=torch.bfloat16)
+    with pytest.raises(NotImplementedError, match="bfloat16"):
+        natten_lite.na1d(q, q, q, 3, backend="triton")

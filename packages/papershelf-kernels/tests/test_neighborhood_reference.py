@@ -56,3 +56,26 @@ def test_auto_never_picks_the_interpreter_and_explains():
     assert out.shape == q.shape
     with pytest.raises(ValueError, match="unknown backend"):
         na_forward(q, q, q, 3, backend="nope")
+
+
+def test_interpreter_without_numpy_is_explained(monkeypatch):
+    import importlib.util
+
+    import papershelf_kernels.neighborhood as nb
+
+    real = importlib.util.find_spec
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "numpy" else real(name, *a)
+    )
+    q = torch.randn(1, 8, 1, 4)
+    with pytest.raises(NotImplementedError, match="needs numpy"):
+        nb.na_forward(q, q, q, 3, backend="triton")
+
+
+def test_interpreter_refuses_bf16(monkeypatch):
+    # the interpreter's bf16 tl.dot returns garbage (~1e9 outputs): explicit error instead
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    q = torch.randn(1, 8, 1, 16, dtype=torch.bfloat16)
+    with pytest.raises(NotImplementedError, match="bfloat16 under the Triton interpreter"):
+        na_forward(q, q, q, 3, backend="triton")

@@ -17,11 +17,12 @@ neighborhood attention (FNA) forward and backward of Sec. 4, with NATTEN 0.21's 
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Sequence
 
 import torch
 
-from .._dispatch import Backend, select, triton_device_reasons
+from .._dispatch import Backend, interpreting, select, triton_device_reasons
 from .reference import axis_windows, na_reference, neighbor_indices
 from .tiled import na_tiled
 
@@ -93,6 +94,12 @@ def _triton_reasons(q, k, v, ks, st, di, ca, scale, tiles, explicit: bool) -> li
         reasons.append(
             "CPU tensors run the interpreter (slow): request backend='triton' explicitly"
         )
+    if q.device.type == "cpu" and interpreting() and importlib.util.find_spec("numpy") is None:
+        reasons.append("the Triton interpreter (TRITON_INTERPRET=1) needs numpy: pip install numpy")
+    if q.device.type == "cpu" and interpreting() and q.dtype == torch.bfloat16:
+        # Triton's interpreter reads bf16 operands of tl.dot as raw integers (checked with
+        # triton 3.9: a 16x16 bf16 dot comes back ~1e11): refuse rather than return garbage.
+        reasons.append("bfloat16 under the Triton interpreter (its bf16 tl.dot is wrong on CPU)")
     if q.dtype not in (torch.float16, torch.bfloat16, torch.float32):
         reasons.append(f"dtype {q.dtype} (fp16/bf16/fp32 only)")
     if not (q.dtype == k.dtype == v.dtype):
