@@ -185,8 +185,7 @@ class HFSession(LMSession):
         # transformers >= 5.2x renamed `past_key_values` to `cache`
         params = inspect.signature(model.forward).parameters
         self._cache_kw = "cache" if "cache" in params else "past_key_values"
-        get_in = getattr(model, "get_input_embeddings", None)
-        n_vocab = _embedding_rows(get_in() if get_in is not None else None, model)
+        n_vocab = _embedding_rows(model, "get_input_embeddings")
         if self.seq and max(self.seq) >= n_vocab:
             raise ValueError(
                 f"input_ids contains token id {max(self.seq)}, outside the model's vocabulary "
@@ -195,8 +194,7 @@ class HFSession(LMSession):
 
     def vocab_size(self) -> int:
         """V = rows of the output embedding (``config.vocab_size`` if the model has none)."""
-        get = getattr(self.model, "get_output_embeddings", None)
-        return _embedding_rows(get() if get is not None else None, self.model)
+        return _embedding_rows(self.model, "get_output_embeddings")
 
     def score(self, tree, node_ids):
         import torch
@@ -285,8 +283,13 @@ class HFSession(LMSession):
         self.slots = {}
 
 
-def _embedding_rows(module, model) -> int:
-    """Number of token rows of an embedding / output projection (fallback: config.vocab_size)."""
+def _embedding_rows(model, getter: str) -> int:
+    """Token rows of ``model.<getter>()`` (an embedding or output projection); falls back to
+    ``config.vocab_size`` when the model does not expose one."""
+    try:
+        module = getattr(model, getter)()
+    except (AttributeError, NotImplementedError):
+        module = None
     weight = getattr(module, "weight", None)
     if weight is not None and getattr(weight, "ndim", 0) == 2:
         return int(weight.shape[0])
