@@ -182,7 +182,7 @@ def check(session: nox.Session) -> None:
     session.run(sys.executable, str(ROOT / "tools" / "collect.py"), "--catalogue", "--check")
 
 
-@nox.session
+@nox.session(reuse_venv=False)
 @nox.parametrize("package", NAMES)
 def build(session: nox.Session, package: str) -> None:
     """Build wheel + sdist with --no-sources, install the wheel ALONE into a clean venv and import it."""
@@ -220,12 +220,17 @@ def build(session: nox.Session, package: str) -> None:
             silent=True,
         )
         find_links += ["--find-links", str(ddir)]
+    # uv caches wheels by name and version: refresh ours so a rebuilt 0.1.0 is never served stale
+    fresh = []
+    for name in [package, *pkg.workspace_deps]:
+        fresh += ["--refresh-package", name, "--reinstall-package", name]
     session.run_install(
         "uv",
         "pip",
         "install",
         "--python",
         session.virtualenv.location,
+        *fresh,
         *find_links,
         str(wheels[0]),
         silent=True,
