@@ -162,3 +162,13 @@ def test_bad_parameters():
         sd.kseq_select([], p, q, 0)
     with pytest.raises(ValueError, match="tol"):
         sd.solve_rho(p, q, 2, tol=0)
+
+
+def test_upper_bound_one_hot_draft_no_warning():
+    # regression: p(y) = 1 took log1p(-1) and emitted a divide-by-zero RuntimeWarning
+    import warnings
+
+    p, q = np.array([0.0, 1.0, 0.0]), np.array([0.2, 0.5, 0.3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert sd.acceptance_upper_bound(p, q, 3) == pytest.approx(0.5)

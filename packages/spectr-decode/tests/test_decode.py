@@ -165,3 +165,27 @@ def test_bad_arguments():
         sd.spectr_generate(sd.MarkovLM(np.full((4, 4), 0.25)), drf, [0], 3)
     with pytest.raises(ValueError, match="table"):
         sd.MarkovLM([[0.5, 0.4], [0.5, 0.5]])
+
+
+def test_vocab_checked_before_any_forward():
+    # regression: a draft with a LARGER vocabulary than a plain-callable target used to pass its
+    # out-of-range drafts into the target (the user's IndexError); the prompt's ids reached the
+    # models unchecked (the model's own error, naming "prefixes" rather than input_ids)
+    T, _ = _toy(0, 3)
+    tab = sd.MarkovLM(T)
+
+    def target(prefixes):  # no vocab_size attribute: the size comes from one probe call
+        return tab._log[np.asarray(prefixes)[:, -1]]
+
+    big = sd.MarkovLM(np.full((4, 4), 0.25))
+    for tgt, drf in [(target, big), (big, target)]:
+        with pytest.raises(ValueError, match="vocabularies differ"):
+            sd.spectr_generate(tgt, drf, [0], 5, seed=0)
+    with pytest.raises(ValueError, match="input_ids contain token 7"):
+        sd.spectr_generate(target, tab, [0, 7], 5, seed=0)
+    with pytest.raises(ValueError, match="input_ids contain token 7"):
+        sd.autoregressive_generate(target, [7], 5, seed=0)
+    # the probe does not change results or call counts
+    a, sa = sd.spectr_generate(target, tab, [0], 12, k=2, L=3, seed=3)
+    b, sb = sd.spectr_generate(tab, tab, [0], 12, k=2, L=3, seed=3)
+    assert np.array_equal(a, b) and sa.target_calls == sb.target_calls

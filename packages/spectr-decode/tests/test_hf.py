@@ -115,3 +115,26 @@ def test_check7_sampling_exactness_small(pair):
 def test_check7_sampling_exactness_2e4(pair):
     target, draft = pair
     assert _first_token_chi2(target, draft, 20_000, 1) > 1e-3
+
+
+def test_vocab_mismatch_and_bad_prompt_give_clear_errors(pair):
+    # regression: a draft with a larger vocabulary sent out-of-range ids into the target's
+    # embedding (IndexError on CPU, device-side assert on GPU); so did an out-of-range prompt id
+    target, _ = pair
+    torch.manual_seed(2)
+    cfg = transformers.LlamaConfig(
+        vocab_size=V + 8,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        max_position_embeddings=64,
+    )
+    big = transformers.LlamaForCausalLM(cfg).eval()
+    for tgt, drf in [(target, big), (big, target)]:
+        with pytest.raises(ValueError, match="vocabularies differ"):
+            sd.spectr_generate(tgt, drf, [1, 2], 4, seed=0)
+    with pytest.raises(ValueError, match="input_ids contain token"):
+        sd.spectr_generate(target, target, [1, V + 3], 4, seed=0)
+    with pytest.raises(ValueError, match="input_ids contain token"):
+        sd.autoregressive_generate(target, [V], 4, seed=0)

@@ -286,7 +286,9 @@ def acceptance_upper_bound(p, q, k: int) -> float:
     """
     p, q = _check_pair(p, q)
     k = _check_k(k)
-    return float(np.minimum(q, -np.expm1(k * np.log1p(-np.minimum(p, 1.0)))).sum())
+    with np.errstate(divide="ignore"):  # p(y) = 1 gives log1p(-1) = -inf, i.e. coverage 1
+        cover = -np.expm1(k * np.log1p(-np.minimum(p, 1.0)))
+    return float(np.minimum(q, cover).sum())
 
 
 MAX_LP_VARIABLES = 200_000

@@ -184,6 +184,17 @@ class _CallableLM:
     def keep(self, row: int, length: int) -> None:
         self.rows = self.rows[row : row + 1, :length]
 
+    def probe_vocab(self, prompt: np.ndarray) -> int:
+        """Vocabulary size: ``fn.vocab_size`` if it is an int, else one probe call on zeros."""
+        v = getattr(self.fn, "vocab_size", None)
+        if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            return int(v)
+        # token 0 lies in every vocabulary; the prompt's own ids may not (checked by the caller)
+        lp = np.asarray(self.fn(np.zeros((1, prompt.size), dtype=np.int64)))
+        if lp.ndim != 2 or lp.shape[0] != 1:
+            raise ValueError(f"{self.name} must return float[B, V] log-probs, got shape {lp.shape}")
+        return int(lp.shape[-1])
+
 
 class _HFLM:
     """Backend for a Hugging Face causal LM with a DynamicCache reused across iterations."""
@@ -221,6 +232,18 @@ class _HFLM:
         lp = torch.log_softmax(out.logits.float(), dim=-1).double().cpu().numpy()
         self.vocab_size = lp.shape[-1]
         return lp
+
+    def probe_vocab(self, prompt: np.ndarray) -> int:
+        """Rows of the output (LM head) layer, i.e. the width of the logits."""
+        head = (
+            self.model.get_output_embeddings()
+            if hasattr(self.model, "get_output_embeddings")
+            else None
+        )
+        w = getattr(head, "weight", None)
+        if w is not None and getattr(w, "ndim", 0) == 2:
+            return int(w.shape[0])
+        return int(self.model.config.vocab_size)
 
     def keep(self, row: int, length: int) -> None:
         if self.cache is None:
@@ -295,6 +318,23 @@ def _check_pos_int(v, name: str) -> int:
     return int(v)
 
 
+def _check_vocabs(prompt: np.ndarray, **backends) -> None:
+    """Before any forward: prompt ids inside every vocabulary, and equal vocabularies.
+
+    Done up front because an out-of-range id would otherwise reach the model itself (an
+    opaque IndexError on CPU, a device-side assert on GPU).
+    """
+    sizes = {name: b.probe_vocab(prompt) for name, b in backends.items()}
+    for name, v in sizes.items():
+        if prompt.max() >= v:
+            raise ValueError(
+                f"input_ids contain token {prompt.max()} outside {name}'s vocabulary of {v}"
+            )
+    if len(set(sizes.values())) > 1:
+        desc = " vs ".join(f"{n} {v}" for n, v in sizes.items())
+        raise ValueError(f"target and draft vocabularies differ: {desc}")
+
+
 def _check_vocab(lp: np.ndarray, prompt: np.ndarray, name: str) -> None:
     if prompt.max() >= lp.shape[-1]:
         raise ValueError(
@@ -327,6 +367,8 @@ def autoregressive_generate(
     _check_common(max_new_tokens, temperature, top_p)
     rng = np.random.default_rng(seed)
     tgt = _backend(target, "target")
+    if max_new_tokens > 0:
+        _check_vocabs(prompt, target=tgt)
     stats = SpecStats()
     seq = list(prompt)
     t0 = time.perf_counter()
@@ -399,6 +441,8 @@ def spectr_generate(
     L = _check_pos_int(L, "L")
     rng = np.random.default_rng(seed)
     tgt, drf = _backend(target, "target"), _backend(draft, "draft")
+    if max_new_tokens > 0:
+        _check_vocabs(prompt, target=tgt, draft=drf)
     k_draw = 1 if temperature == 0 else k
     stats = SpecStats(
         k=k,
