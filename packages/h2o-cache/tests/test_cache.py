@@ -104,6 +104,26 @@ def test_batch_with_left_padding_matches_rows_run_alone(model):
         assert torch.equal(gen, out)
 
 
+def test_left_padding_kept_past_prefill_stays_masked(model):
+    # regression: with a budget larger than the padded prompt, the padding is not evicted at
+    # prefill; it must stay masked at every later step (it was attended after the first step)
+    g = torch.Generator().manual_seed(7)
+    a, b = torch.randint(1, 64, (1, 14), generator=g), torch.randint(1, 64, (1, 9), generator=g)
+    batch = torch.cat([a, torch.cat([torch.zeros(1, 5, dtype=torch.long), b], 1)])
+    mask = torch.ones_like(batch)
+    mask[1, :5] = 0
+    for budget in [(8, 8), (20, 20)]:  # eviction starts during decoding / never happens
+        cache = H2OCache(model, heavy=budget[0], recent=budget[1])
+        gen = model.generate(
+            batch, attention_mask=mask, max_new_tokens=10, do_sample=False, past_key_values=cache
+        )
+        alone_b = h2o_generate(model, b, 10, *budget)
+        assert torch.equal(gen[1, 5:], alone_b[0])
+        assert torch.equal(h2o_generate(model, batch, 10, *budget, attention_mask=mask), gen)
+    full = model.generate(batch, attention_mask=mask, max_new_tokens=10, do_sample=False)
+    assert torch.equal(gen, full)  # budget 40 >= length: the full cache
+
+
 @pytest.mark.parametrize("policy", ["h2o", "local"])
 def test_mask_mode_equals_real_eviction(model, ids, policy):
     real = h2o_token_nll(model, ids, 12, 3, 4, policy)

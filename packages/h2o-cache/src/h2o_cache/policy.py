@@ -243,6 +243,10 @@ class H2OState:
             if new_valid is None
             else new_valid.to(dev).bool()
         )
+        if new_valid is not None:
+            # padding may now be held: callers must mask kept entries by `valid` from here on
+            # (no `nv.all()` check, it would synchronise the device)
+            self.has_padding = True
         if nv.shape != (B, q_len):
             raise ValueError(f"new_valid must have shape {(B, q_len)}, got {tuple(nv.shape)}")
         nv = nv[:, None, :].expand(B, n_kv_heads, q_len)
