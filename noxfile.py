@@ -41,7 +41,7 @@ def _sync(session: nox.Session, package: str, *groups: str, all_extras: bool = F
     for g in groups:
         if g in pkg.groups:
             args += ["--group", g]
-    for extra in pkg.test_extras:
+    for extra in [] if all_extras else pkg.test_extras:
         args += ["--extra", extra]
     session.run_install(
         *args,
