@@ -189,3 +189,16 @@ def test_vocab_checked_before_any_forward():
     a, sa = sd.spectr_generate(target, tab, [0], 12, k=2, L=3, seed=3)
     b, sb = sd.spectr_generate(tab, tab, [0], 12, k=2, L=3, seed=3)
     assert np.array_equal(a, b) and sa.target_calls == sb.target_calls
+
+
+def test_numpy_scalar_arguments_accepted():
+    # regression: numpy float scalars (np.float32) for temperature / top_p were rejected
+    T, D = _toy(1, 4)
+    tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
+    a, _ = sd.spectr_generate(
+        tgt, drf, [0], 8, k=np.int64(2), temperature=np.float32(0.5), top_p=np.float32(0.75), seed=1
+    )
+    b, _ = sd.spectr_generate(tgt, drf, [0], 8, k=2, temperature=0.5, top_p=0.75, seed=1)
+    assert np.array_equal(a, b)
+    with pytest.raises(ValueError, match="temperature"):
+        sd.spectr_generate(tgt, drf, [0], 3, temperature=True)

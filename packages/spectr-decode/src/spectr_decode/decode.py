@@ -21,6 +21,7 @@ iterations, cropped to the accepted prefix) or plain callables
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from dataclasses import dataclass, field
 
@@ -303,12 +304,13 @@ def _check_common(max_new_tokens, temperature, top_p) -> None:
     ):
         raise ValueError(f"max_new_tokens must be a non-negative int, got {max_new_tokens!r}")
     if (
-        not isinstance(temperature, (int, float))
+        isinstance(temperature, bool)
+        or not isinstance(temperature, numbers.Real)
         or not math.isfinite(temperature)
         or temperature < 0
     ):
         raise ValueError(f"temperature must be a finite float >= 0, got {temperature!r}")
-    if not isinstance(top_p, (int, float)) or not (0.0 < top_p <= 1.0):
+    if isinstance(top_p, bool) or not isinstance(top_p, numbers.Real) or not (0.0 < top_p <= 1.0):
         raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
 
 
