@@ -199,6 +199,9 @@ def test_bad_arguments():
         H2OState(2, 2, ratio=(0.1, 0.1))
     with pytest.raises(ValueError, match="ratio"):
         H2OState(ratio=(0.1, 1.5))
+    for bad in (0.2, (True, 0.1), (0.1, float("nan"))):  # a scalar used to raise a bare len() error
+        with pytest.raises(ValueError, match="ratio"):
+            H2OState(ratio=bad)
     with pytest.raises(ValueError, match="score_mode"):
         H2OState(2, 2, score_mode="max")
     with pytest.raises(ValueError, match="gqa_reduce"):

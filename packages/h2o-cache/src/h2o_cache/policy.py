@@ -111,8 +111,13 @@ class H2OState:
         if ratio is not None:
             if heavy is not None or recent is not None:
                 raise ValueError("give either heavy/recent or ratio, not both")
-            if len(ratio) != 2 or not all(
-                isinstance(r, (int, float)) and 0 <= r <= 1 for r in ratio
+            if (
+                not hasattr(ratio, "__len__")
+                or len(ratio) != 2
+                or not all(
+                    isinstance(r, (int, float)) and not isinstance(r, bool) and 0 <= r <= 1
+                    for r in ratio
+                )
             ):
                 raise ValueError(
                     f"ratio must be (heavy_ratio, recent_ratio) in [0, 1], got {ratio!r}"
