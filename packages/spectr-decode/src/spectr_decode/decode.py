@@ -416,7 +416,9 @@ def spectr_generate(
 
     Args:
         target: Hugging Face causal LM, or a callable ``lm(prefixes: int[B, T]) -> float[B, V]``
-            returning next-token log-probabilities.
+            returning next-token log-probabilities. Vocabulary sizes are checked before
+            decoding: from the LM head of HF models, from a callable's ``vocab_size``
+            attribute, or else from one extra call on a prefix of zeros.
         draft: the same kind of model over the same vocabulary.
         input_ids: prompt, ``int[T]`` or ``int[1, T]`` (numpy, list or torch tensor), T >= 1.
         max_new_tokens: number of tokens to generate.
