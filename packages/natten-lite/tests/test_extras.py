@@ -6,9 +6,10 @@ import sys
 import natten_lite
 import pytest
 import torch
-from _oracle import assert_close
 from natten_lite import masks
 from natten_lite.sim import tile_work
+
+from papershelf_kernels.neighborhood.testing import assert_close
 
 
 def test_module_matches_functional_composition():

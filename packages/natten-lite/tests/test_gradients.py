@@ -3,7 +3,8 @@
 import natten_lite
 import pytest
 import torch
-from _oracle import assert_close, masked_attention, oracle_mask
+
+from papershelf_kernels.neighborhood.testing import assert_close, masked_attention, oracle_mask
 
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
 

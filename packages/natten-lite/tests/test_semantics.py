@@ -6,10 +6,15 @@ import random
 import natten_lite
 import pytest
 import torch
-from _oracle import assert_close, masked_attention, oracle_mask, random_problem
 from natten_lite import masks
 
 from papershelf_kernels.neighborhood import neighbor_indices
+from papershelf_kernels.neighborhood.testing import (
+    assert_close,
+    masked_attention,
+    oracle_mask,
+    random_problem,
+)
 
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
 MAXLEN = {1: 24, 2: 9, 3: 5}

@@ -3,9 +3,9 @@
 import natten_lite
 import pytest
 import torch
-from _oracle import assert_close
 
 from papershelf_kernels._dispatch import has_triton, interpreting
+from papershelf_kernels.neighborhood.testing import assert_close
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 

@@ -4,9 +4,14 @@ import random
 
 import pytest
 import torch
-from _na_oracle import assert_close, masked_attention, oracle_mask, random_problem
 
 from papershelf_kernels.neighborhood import na_forward, neighbor_indices, normalize_args
+from papershelf_kernels.neighborhood.testing import (
+    assert_close,
+    masked_attention,
+    oracle_mask,
+    random_problem,
+)
 
 MAXLEN = {1: 20, 2: 8, 3: 5}
 

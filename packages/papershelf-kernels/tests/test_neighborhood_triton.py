@@ -6,10 +6,10 @@ dilation, causal, GQA), forward output + LSE and backward through both.
 
 import pytest
 import torch
-from _na_oracle import assert_close
 
 from papershelf_kernels._dispatch import has_triton, interpreting
 from papershelf_kernels.neighborhood import ATOL, na_forward
+from papershelf_kernels.neighborhood.testing import assert_close
 
 DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
 pytestmark = pytest.mark.skipif(

@@ -1,4 +1,7 @@
-"""Independent oracle for the tests: NATTEN's FlexAttention mask_mod formulation, brute force.
+"""Test oracle for neighborhood attention: NATTEN's FlexAttention mask_mod formulation, brute force.
+
+Shipped (like ``torch.testing``) so that papershelf-kernels' and natten-lite's test suites, and
+users checking their own kernels, share one oracle instead of copies.
 
 Written from NATTEN's window-*center* form (w0/w1 distances to a clamped center), not from the
 start/end form the package uses, and evaluated pair by pair in pure Python.
