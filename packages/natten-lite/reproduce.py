@@ -17,10 +17,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import platform
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,6 +28,9 @@ import torch
 import torch.nn.functional as F
 from natten_lite import masks
 from natten_lite.sim import tile_work
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench import _best_ms, _run_peak
 
 PACKAGE = "natten-lite"
 PAPER = "Faster Neighborhood Attention (NeurIPS 2024)"
@@ -67,13 +68,8 @@ def _semantics(n_cases: int) -> dict:
 
 
 def _time(fn, repeats=3) -> float:
-    fn()
-    best = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
+    """Best wall time of ``fn`` in seconds (bench.py's timer)."""
+    return _best_ms(fn, repeats) / 1e3
 
 
 def _linear_cost(sizes) -> list[dict]:
@@ -148,47 +144,6 @@ with torch.no_grad(), _Peak():
     natten_lite.na2d(q, q, q, 7, backend={backend!r})
 """
     return _run_peak(code)
-
-
-_PEAK_PRELUDE = """
-import os, threading, time
-def _rss():
-    with open('/proc/self/statm') as f:
-        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-class _Peak:
-    def __enter__(self):
-        self.base = self.peak = _rss()
-        self.stop = False
-        self.t = threading.Thread(target=self._run, daemon=True)
-        self.t.start()
-        return self
-    def _run(self):
-        while not self.stop:
-            self.peak = max(self.peak, _rss())
-            time.sleep(0.0005)
-    def __exit__(self, *exc):
-        self.stop = True
-        self.t.join()
-        self.peak = max(self.peak, _rss())
-        print((self.peak - self.base) / 2**20)
-"""
-
-
-def _run_peak(code: str) -> float:
-    """Peak extra RSS (MB) of ``code`` (which uses ``with _Peak():``) in a fresh process.
-
-    Large allocations are forced to fresh mmaps (MALLOC_MMAP_THRESHOLD_) so that the resident set
-    tracks live tensors instead of reused heap.
-    """
-    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
-    out = subprocess.run(
-        [sys.executable, "-c", _PEAK_PRELUDE + code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    return float(out.stdout.split()[-1])
 
 
 def _memory() -> dict:
