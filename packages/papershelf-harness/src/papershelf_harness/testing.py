@@ -1,0 +1,110 @@
+"""Test helpers shared by every package: the script smoke test and the bad-input assertions.
+
+``tests/test_scripts.py`` of a package is three lines::
+
+    from papershelf_harness.testing import check_scripts
+
+    def test_scripts(tmp_path):
+        check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"])
+
+The bad-input test of a package uses :func:`assert_rejects` and the strategies in
+:mod:`papershelf_harness.strategies`.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from .schema import validate_bench, validate_reproduce
+
+
+def load_script(path: str | Path) -> ModuleType:
+    """Import a script (``reproduce.py``, ``bench.py``) from its path under a private name."""
+    path = Path(path).resolve()
+    name = f"_papershelf_script_{path.parent.name.replace('-', '_')}_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_script(path: str | Path, argv: Sequence[str], json_path: str | Path) -> dict[str, Any]:
+    """Run ``main(argv + ["--json", json_path])`` of the script at ``path``; return its JSON."""
+    module = load_script(path)
+    code = module.main([*argv, "--json", str(json_path)])
+    if code not in (0, None):
+        raise AssertionError(f"{Path(path).name} main() returned {code}")
+    return json.loads(Path(json_path).read_text())
+
+
+def check_scripts(
+    test_file: str | Path,
+    tmp_path: str | Path,
+    *,
+    reproduce: Sequence[str] | None = ("--quick",),
+    bench: Sequence[str] | None = ("--quick",),
+    min_claims: int = 1,
+) -> dict[str, dict[str, Any]]:
+    """Run the package's ``reproduce.py`` and ``bench.py`` at a tiny scale and validate the JSON.
+
+    ``test_file`` is the calling test's ``__file__`` (the package root is its parent's parent).
+    Pass ``None`` to skip a script the package does not have. Returns the results by script name.
+    """
+    root = Path(test_file).resolve().parents[1]
+    tmp = Path(tmp_path)
+    out: dict[str, dict[str, Any]] = {}
+    if reproduce is not None:
+        result = run_script(root / "reproduce.py", reproduce, tmp / "reproduce.json")
+        validate_reproduce(result)
+        if len(result["claims"]) < min_claims:
+            raise AssertionError(f"reproduce.py gave {len(result['claims'])} claims")
+        out["reproduce"] = result
+    if bench is not None:
+        result = run_script(root / "bench.py", bench, tmp / "bench.json")
+        validate_bench(result)
+        out["bench"] = result
+    return out
+
+
+def assert_rejects(
+    exc: type[BaseException] | tuple[type[BaseException], ...],
+    name: str,
+    fn: Callable[..., Any],
+    *args: Any,
+    **kwargs: Any,
+) -> BaseException:
+    """Assert that ``fn(*args, **kwargs)`` raises ``exc`` whose message names ``name``.
+
+    ``exc`` is ``TypeError`` (wrong type), ``ValueError`` (wrong value) or a tuple of them; the
+    argument's name must appear in the message as a word (``x`` does not match ``max``).
+    """
+    try:
+        fn(*args, **kwargs)
+    except exc as e:  # type: ignore[misc]
+        message = str(e)
+        if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message):
+            raise AssertionError(
+                f"{type(e).__name__} does not name {name!r}: {message!r}"
+            ) from e
+        return e
+    except BaseException as e:
+        raise AssertionError(
+            f"expected {_names(exc)} naming {name!r}, got {type(e).__name__}: {e}"
+        ) from e
+    raise AssertionError(f"expected {_names(exc)} naming {name!r}; nothing was raised")
+
+
+def _names(exc: type[BaseException] | tuple[type[BaseException], ...]) -> str:
+    if isinstance(exc, tuple):
+        return " or ".join(e.__name__ for e in exc)
+    return exc.__name__

@@ -1,0 +1,146 @@
+"""The harness against hand-written expectations: schema, claims, timers, ratios, helpers."""
+
+import json
+
+import pytest
+from papershelf_harness import (
+    Claim,
+    SchemaError,
+    Table,
+    bench_main,
+    describe_machine,
+    peak_memory,
+    ratio,
+    reproduce_main,
+    timeit_ms,
+    validate_bench,
+    validate_reproduce,
+)
+from papershelf_harness.testing import assert_rejects
+
+
+def _good_reproduce():
+    return {
+        "package": "p",
+        "paper": "P (NeurIPS 2024)",
+        "full": False,
+        "seconds": 1.0,
+        "machine": "x",
+        "claims": [{"claim": "c", "paper": "1", "measured": "1", "holds": None, "note": ""}],
+    }
+
+
+def test_reproduce_main_writes_valid_json(tmp_path, capsys):
+    seen = {}
+
+    def claims(args):
+        seen["args"] = args
+        return [Claim("a", "1x", "1.1x", True, "n"), {"claim": "b", "paper": "-", "measured": "-", "holds": None}]
+
+    out = tmp_path / "r.json"
+    assert reproduce_main("p", "P", claims, ["--quick", "--json", str(out)], quick=True,
+                          details=lambda a: {"k": 1}) == 0
+    data = json.loads(out.read_text())
+    validate_reproduce(data)
+    assert seen["args"].quick is True and seen["args"].full is False
+    assert [c["holds"] for c in data["claims"]] == [True, None]
+    assert data["claims"][1]["note"] == ""
+    assert data["details"] == {"k": 1}
+    printed = capsys.readouterr().out
+    assert "1/1 checkable claims hold" in printed and "1.1x" in printed
+
+
+def test_claim_refuses_bad_fields():
+    with pytest.raises(TypeError, match="holds"):
+        Claim("a", "b", "c", "yes")
+    with pytest.raises(TypeError, match="measured"):
+        Claim("a", "b", 1.0, True)
+    import numpy as np
+
+    assert Claim("a", "b", "c", np.bool_(True)).holds is True
+
+
+@pytest.mark.parametrize(
+    "mutate, field",
+    [
+        (lambda d: d.pop("machine"), "machine"),
+        (lambda d: d.update(full="no"), "full"),
+        (lambda d: d.update(claims=[]), "claims"),
+        (lambda d: d["claims"][0].update(holds="yes"), "holds"),
+        (lambda d: d["claims"][0].pop("note"), "note"),
+        (lambda d: d["claims"][0].update(extra=1), "extra"),
+        (lambda d: d.update(seconds=True), "seconds"),
+    ],
+)
+def test_validate_reproduce_names_the_field(mutate, field):
+    d = _good_reproduce()
+    validate_reproduce(d)
+    mutate(d)
+    with pytest.raises(SchemaError, match=field):
+        validate_reproduce(d)
+
+
+def test_bench_main_and_schema(tmp_path):
+    def run(args):
+        t = Table(["config", "ours_ms", "base_ms", "ratio"])
+        t.add("quick" if args.quick else "full", 1.0, 2.0, ratio(2.0, 1.0))
+        return t
+
+    out = tmp_path / "b.json"
+    assert bench_main("p", run, ["--quick", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    validate_bench(data)
+    assert data["rows"] == [["quick", 1.0, 2.0, "2.00x"]]
+    data["rows"][0].append(1)
+    with pytest.raises(SchemaError, match=r"rows\[0\]"):
+        validate_bench(data)
+    with pytest.raises(ValueError, match="4 cells"):
+        Table(["a", "b", "c", "d"]).add(1)
+
+
+def test_ratio_direction_and_missing():
+    assert ratio(3.0, 1.5) == "2.00x"
+    assert ratio(float("nan"), 1.0) == "n/a"
+    assert ratio(1.0, 0.0) == "n/a"
+    assert ratio(None, 1.0) == "n/a"
+
+
+def test_timeit_counts_calls():
+    calls = []
+    t = timeit_ms(lambda: calls.append(1), repeat=4, warmup=2)
+    assert len(calls) == 6 and t.repeat == 4 and 0 <= t.best_ms <= t.median_ms
+    with pytest.raises(ValueError, match="repeat"):
+        timeit_ms(lambda: None, repeat=0)
+
+
+def test_peak_memory_sees_a_large_allocation():
+    import numpy as np
+
+    def alloc():
+        a = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+        return float(a[::4096].sum())
+
+    result, peak = peak_memory(alloc)
+    assert result == 64 * 2**20 // 8 // 4096
+    assert peak > 32 * 2**20
+
+
+def test_describe_machine_one_spelling():
+    text = describe_machine()
+    assert "cores" in text and text.split(", ")[0]
+
+
+def test_assert_rejects():
+    def f(x):
+        raise ValueError(f"x must be finite, got {x}")
+
+    assert_rejects(ValueError, "x", f, 1)
+    with pytest.raises(AssertionError, match="does not name"):
+        assert_rejects(ValueError, "y", f, 1)
+    with pytest.raises(AssertionError, match="got ValueError"):
+        assert_rejects(TypeError, "x", f, 1)
+    with pytest.raises(AssertionError, match="nothing was raised"):
+        assert_rejects(ValueError, "x", lambda x: x, 1)
+    # "x" as a word: "max" must not count
+    with pytest.raises(AssertionError):
+        assert_rejects(ValueError, "x", lambda: (_ for _ in ()).throw(ValueError("max bad")))
