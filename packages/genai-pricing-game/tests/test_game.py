@@ -5,10 +5,10 @@ always wins a task with positive revenue; the first mover earns only when B forg
 finer grid does not improve its optimum; Figure 2's piecewise revenue; comparative statics.
 """
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
 import pytest
-from genai_pricing._reference import brute_best_response, brute_first_mover
+from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
 
 def _random_instance(rng, kind):

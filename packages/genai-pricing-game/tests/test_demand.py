@@ -1,6 +1,6 @@
 """Demand models: shapes, closed-form piece maximisers against dense grids, validation."""
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
 import pytest
 

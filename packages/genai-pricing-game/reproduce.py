@@ -14,11 +14,11 @@ import platform
 import time
 from pathlib import Path
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
-from genai_pricing._reference import brute_best_response, brute_first_mover
+from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
-PACKAGE = "genai-pricing"
+PACKAGE = "genai-pricing-game"
 PAPER = "Pricing and Competition for Generative AI (NeurIPS 2024)"
 HERE = Path(__file__).resolve().parent
 

@@ -1,4 +1,4 @@
-"""Plots (optional extra ``genai-pricing[plot]``; matplotlib is imported lazily).
+"""Plots (optional extra ``genai-pricing-game[plot]``; matplotlib is imported lazily).
 
 The two-task region diagram of Mahmood, NeurIPS 2024 (https://arxiv.org/abs/2411.02661, Figure 3):
 blue = first mover shut out, orange / green = it earns on its stronger task at a low / high price.
@@ -17,7 +17,7 @@ def plot_two_task_regions(region_map=None, *, path=None, ax=None, resolution: in
     """Draw the (share ``a1/(a1+a2)``, similarity ``kappa2/kappa1``) region diagram.
 
     Args:
-        region_map: output of :func:`~genai_pricing.two_task_region_map`; its numerical
+        region_map: output of :func:`~genai_pricing_game.two_task_region_map`; its numerical
             ``revenue_A > 0`` cells are overlaid as dots (x: A shut out) on the closed-form regions.
         path: write a PNG there when given.
         ax: a matplotlib Axes to draw into (a new figure otherwise).
@@ -34,7 +34,7 @@ def plot_two_task_regions(region_map=None, *, path=None, ax=None, resolution: in
         import matplotlib.pyplot as plt
         from matplotlib.colors import ListedColormap
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'genai-pricing[plot]'") from exc
+        raise ImportError("plotting needs matplotlib: pip install 'genai-pricing-game[plot]'") from exc
     from .regions import two_task_regions
 
     g = np.linspace(0.0025, 0.9975, resolution)

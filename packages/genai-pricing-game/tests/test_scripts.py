@@ -41,8 +41,8 @@ def test_reproduce_without_matplotlib(tmp_path, monkeypatch):
     rep = _load("reproduce")
     rows = rep.claim_regions(5, 200, tmp_path / "r.png")
     assert "no matplotlib" in rows[0]["note"] and not (tmp_path / "r.png").exists()
-    import genai_pricing as gp
+    import genai_pricing_game as gp
 
-    with pytest.raises(ImportError, match=r"genai-pricing\[plot\]"):
+    with pytest.raises(ImportError, match=r"genai-pricing-game\[plot\]"):
         gp.plot_two_task_regions(path=tmp_path / "x.png")
     assert rep.claim_figure2()["holds"]

@@ -141,7 +141,7 @@ def simulate_market(kappa, demand: Demand, p_A, *, tie: str = "latecomer") -> Ma
 
     Args:
         kappa: relative performance of B against A per task, shape ``(m,)`` (> 0).
-        demand: a :class:`~genai_pricing.Demand` with ``m`` tasks.
+        demand: a :class:`~genai_pricing_game.Demand` with ``m`` tasks.
         p_A: first-mover prices, scalar or 1-d array ``(n,)`` (> 0).
         tie: ``"latecomer"`` (equal cost -> users pick B) or ``"first_mover"``.
 
@@ -149,7 +149,7 @@ def simulate_market(kappa, demand: Demand, p_A, *, tie: str = "latecomer") -> Ma
         :class:`MarketOutcome` of arrays over the ``n`` prices: ``p_B``, ``won_by_B (n, m)``,
         ``revenue_A``, ``revenue_B``.
 
-    >>> from genai_pricing import ExponentialDemand
+    >>> from genai_pricing_game import ExponentialDemand
     >>> out = simulate_market([2.0, 1.0], ExponentialDemand([3.0, 1.0], 1.0), [0.1, 5.0])
     >>> out.won_by_B.tolist()
     [[True, False], [True, True]]
@@ -179,7 +179,7 @@ def best_response(p_A, kappa, demand: Demand, tie: str = "latecomer") -> BestRes
     Returns:
         ``(p_B, tasks_won, revenue_B)``; ``tasks_won`` is a bool mask over tasks (input order).
 
-    >>> from genai_pricing import ExponentialDemand
+    >>> from genai_pricing_game import ExponentialDemand
     >>> br = best_response(1.0, [3.0, 1.0, 0.5], ExponentialDemand([400, 200, 100], 0.5))
     >>> br.p_B, br.tasks_won.tolist()
     (1.0, [True, True, False])
@@ -223,7 +223,7 @@ def first_mover_price(
     Returns:
         ``(p_A, revenue_A, p_B, revenue_B)``; ``p_A = nan`` when A earns nothing at any price.
 
-    >>> from genai_pricing import ExponentialDemand
+    >>> from genai_pricing_game import ExponentialDemand
     >>> fm = first_mover_price([1.0, 0.2], ExponentialDemand([1.0, 1.0], 1.0))
     >>> fm.revenue_A > 0
     True

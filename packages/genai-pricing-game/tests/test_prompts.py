@@ -1,6 +1,6 @@
 """Expected prompts, relative performance and cost-effectiveness against simulation and sums."""
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
 import pytest
 

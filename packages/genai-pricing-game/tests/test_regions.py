@@ -1,9 +1,9 @@
 """Check 4: the similar-tasks theorem on a 40x40 grid, closed form vs the numerical solver."""
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
 import pytest
-from genai_pricing._reference import brute_first_mover
+from genai_pricing_game._reference import brute_first_mover
 
 GRID = np.linspace(0.02, 0.98, 40)
 

@@ -1,4 +1,4 @@
-"""Time per task: genai-pricing's vectorised solvers vs pure-Python loops, measured in one run.
+"""Time per task: genai-pricing-game's vectorised solvers vs pure-Python loops, measured in one run.
 
 Rows: the two-task region sweep (one cell: B's best response at every first-mover price; the
 brief's pure-Python loop over p_A took 5 minutes for 1600 cells x 3000 prices), the first mover's
@@ -17,9 +17,9 @@ import platform
 import time
 from pathlib import Path
 
-import genai_pricing as gp
+import genai_pricing_game as gp
 import numpy as np
-from genai_pricing._reference import brute_best_response, brute_first_mover
+from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
 
 def _time(fn, repeat=3):
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(
             json.dumps(
                 {
-                    "package": "genai-pricing",
+                    "package": "genai-pricing-game",
                     "title": "time per call, ms",
                     "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
                     "columns": ["config", "ours_ms", "python_loop_ms", "ratio"],
