@@ -185,63 +185,17 @@ def check(session: nox.Session) -> None:
 @nox.session(reuse_venv=False)
 @nox.parametrize("package", NAMES)
 def build(session: nox.Session, package: str) -> None:
-    """Build wheel + sdist with --no-sources, install the wheel ALONE into a clean venv and import it."""
+    """Build wheel + sdist with --no-sources, install the wheel ALONE into a clean venv and import it
+    (the same code as tools/release.py: tools/_build.py)."""
+    import _build
+
     pkg = BY_NAME[package]
-    dist = ROOT / "dist" / package
-    session.run("rm", "-rf", str(dist), external=True)
-    session.run(
-        "uv",
-        "build",
-        "--package",
-        package,
-        "--no-sources",
-        "--out-dir",
-        str(dist),
-        external=True,
-        silent=True,
-    )
-    wheels = sorted(dist.glob("*.whl"))
-    if not wheels or not list(dist.glob("*.tar.gz")):
-        session.error(f"{package}: build produced no wheel or no sdist in {dist}")
-    # Workspace siblings are not on PyPI yet: offer their freshly built wheels as a local index.
-    find_links = []
-    for dep in pkg.workspace_deps:
-        ddir = ROOT / "dist" / dep
-        session.run(
-            "uv",
-            "build",
-            "--package",
-            dep,
-            "--no-sources",
-            "--wheel",
-            "--out-dir",
-            str(ddir),
-            external=True,
-            silent=True,
-        )
-        find_links += ["--find-links", str(ddir)]
-    # uv caches wheels by name and version: refresh ours so a rebuilt 0.1.0 is never served stale
-    fresh = []
-    for name in [package, *pkg.workspace_deps]:
-        fresh += ["--refresh-package", name, "--reinstall-package", name]
-    session.run_install(
-        "uv",
-        "pip",
-        "install",
-        "--python",
-        session.virtualenv.location,
-        *fresh,
-        *find_links,
-        str(wheels[0]),
-        silent=True,
-    )
-    code = (
-        f"import importlib, importlib.util, sys; m = importlib.import_module({pkg.import_name!r}); "
-        f"print(m.__name__, m.__version__); "
-        f"torch_free = {pkg.torch_free!r}; "
-        "sys.exit('torch-free package brought torch' if torch_free and importlib.util.find_spec('torch') else 0)"
-    )
-    session.run("python", "-c", code)
+
+    def run(cmd):
+        return session.run(*cmd, external=True, silent=True)
+
+    wheel = _build.build(pkg, ROOT, run)
+    _build.install_alone(pkg, wheel, session.virtualenv.location, ROOT, run)
     session.run(
         "uv", "pip", "list", "--python", session.virtualenv.location, silent=False, external=True
     )

@@ -9,7 +9,14 @@ For every package under packages/ it checks:
 - tests/ with test files; reproduce.py taking --json;
 - every third-party import in src/ is declared: module-level imports in `dependencies`, imports
   inside functions / try blocks in `dependencies` or an optional extra;
-- torch-free packages: torch is not in the locked dependency closure (from uv.lock).
+- torch-free packages: torch is not in the locked dependency closure (from uv.lock);
+- the MIT LICENSE (identical to the root one) is in the package and in `license-files`;
+- src/<import_name>/_checks.py is byte-identical to the template's (tools/sync_checks.py);
+- README.md has no relative links (it is the PyPI page) and says where the scripts live;
+- only files of the anatomy table (docs/contributing.md) sit at the package root;
+- the scripts use the harness: reproduce.py/bench.py call reproduce_main/bench_main, the
+  `bench` and `test` groups list papershelf-harness, tests/test_scripts.py calls check_scripts,
+  tests/test_bad_input.py exists.
 Exit status 1 lists every problem.
 """
 
@@ -42,6 +49,41 @@ IMPORT_TO_DIST = {
 REQUIRED_PROJECT = ["name", "version", "description", "license", "readme", "requires-python"]
 REQUIRED_TOOL = ["paper", "venue", "paper-url", "status"]
 STATUSES = {"complete", "in progress", "partial", "infrastructure"}
+#: Files and folders a package may carry at its root (the anatomy table of docs/contributing.md).
+ANATOMY = {
+    "pyproject.toml",
+    "README.md",
+    "CHANGELOG.md",
+    "LICENSE",
+    "src",
+    "tests",
+    "reproduce.py",
+    "bench.py",
+    "gpu_check.py",
+    "BENCHMARKS.md",
+    "figures",
+    "conftest.py",
+}
+#: Build and tool leftovers that git ignores.
+IGNORED = {"__pycache__", ".pytest_cache", ".hypothesis", ".ruff_cache", "dist", "build", ".venv"}
+HARNESS = "papershelf-harness"
+CHECKS_TEMPLATE = (
+    Path(__file__).resolve().parent / "template" / "src" / "__import_name__" / "_checks.py"
+)
+LINK = re.compile(
+    r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)|<img[^>]*\bsrc=[\"']([^\"']+)[\"']|^\[[^\]]+\]:\s*(\S+)",
+    re.M,
+)
+
+
+def relative_links(text: str) -> list[str]:
+    """Targets of Markdown links and images that are not absolute URLs (they break on PyPI)."""
+    out = []
+    for m in LINK.finditer(text):
+        target = next(g for g in m.groups() if g)
+        if not re.match(r"(https?:|mailto:|#)", target):
+            out.append(target)
+    return out
 
 
 def _imports(tree: ast.AST) -> tuple[set[str], set[str]]:
@@ -181,11 +223,14 @@ def check(pkg: Package, lock: dict | None) -> list[str]:
         errs.append("tests/test_readme.py (runs the README example) missing")
     rep = pkg.path / "reproduce.py"
     if not rep.exists():
-        errs.append("reproduce.py missing")
+        if not infrastructure:
+            errs.append("reproduce.py missing")
     elif "--json" not in rep.read_text():
         errs.append("reproduce.py does not take --json")
     if (pkg.path / "bench.py").exists() and "--quick" not in (pkg.path / "bench.py").read_text():
         errs.append("bench.py does not take --quick")
+
+    errs += _release_checks(pkg, infrastructure)
 
     # declared imports
     declared = {requirement_name(d) for d in pkg.dependencies}
@@ -204,6 +249,10 @@ def check(pkg: Package, lock: dict | None) -> list[str]:
                 continue
             if lazy_module:
                 top, guarded = set(), top | guarded
+            if f.name == "_checks.py" or pkg.name == HARNESS:
+                # the vendored vocabulary and the harness touch torch only for a caller's tensor
+                # or CUDA device, lazily
+                guarded.discard("torch")
             for mods, allowed, where in (
                 (top, declared, "dependencies"),
                 (guarded, declared | optional, "dependencies or an extra"),
@@ -226,6 +275,64 @@ def check(pkg: Package, lock: dict | None) -> list[str]:
                 errs.append("package missing from uv.lock (run `uv lock`)")
             elif "torch" in closure:
                 errs.append("torch-free package brings torch through its locked dependencies")
+    return errs
+
+
+def _groups_have_harness(pkg: Package, group: str) -> bool:
+    return any(
+        isinstance(r, str) and requirement_name(r) == HARNESS for r in pkg.groups.get(group, [])
+    )
+
+
+def _release_checks(pkg: Package, infrastructure: bool) -> list[str]:
+    errs: list[str] = []
+    root_license = ROOT / "LICENSE"
+    lic = pkg.path / "LICENSE"
+    if not lic.exists():
+        errs.append("LICENSE missing (copy the root MIT LICENSE)")
+    elif root_license.exists() and lic.read_bytes() != root_license.read_bytes():
+        errs.append("LICENSE differs from the root LICENSE")
+    if "LICENSE" not in pkg.pyproject.get("project", {}).get("license-files", []):
+        errs.append('pyproject [project] lacks license-files = ["LICENSE"]')
+    for entry in sorted(pkg.path.iterdir()):
+        if (
+            entry.name not in ANATOMY
+            and entry.name not in IGNORED
+            and not entry.name.endswith(".json")
+        ):
+            errs.append(f"{entry.name}: not in the anatomy table of docs/contributing.md")
+    readme = pkg.path / "README.md"
+    if readme.exists():
+        text = readme.read_text()
+        for target in relative_links(text):
+            errs.append(
+                f"README.md links {target!r}: use an absolute URL (the README is the PyPI page)"
+            )
+        if (pkg.path / "reproduce.py").exists() and "not in the wheel" not in text:
+            errs.append("README.md does not say that reproduce.py/bench.py are not in the wheel")
+    if pkg.name == HARNESS:
+        return errs
+    checks = pkg.path / "src" / pkg.import_name / "_checks.py"
+    if not checks.exists():
+        errs.append(f"src/{pkg.import_name}/_checks.py missing (python tools/sync_checks.py)")
+    elif checks.read_bytes() != CHECKS_TEMPLATE.read_bytes():
+        errs.append(
+            f"src/{pkg.import_name}/_checks.py differs from the template's (edit the template, "
+            "then python tools/sync_checks.py)"
+        )
+    tests = pkg.path / "tests"
+    scripts_test = tests / "test_scripts.py"
+    if not scripts_test.exists() or "check_scripts" not in scripts_test.read_text():
+        errs.append("tests/test_scripts.py does not call papershelf_harness.testing.check_scripts")
+    if not (tests / "test_bad_input.py").exists():
+        errs.append("tests/test_bad_input.py (the hypothesis bad-input test) missing")
+    for script, entry in (("reproduce.py", "reproduce_main"), ("bench.py", "bench_main")):
+        f = pkg.path / script
+        if f.exists() and entry not in f.read_text():
+            errs.append(f"{script} does not use papershelf_harness.{entry}")
+    for group in ("bench", "test"):
+        if not _groups_have_harness(pkg, group):
+            errs.append(f"dependency group {group!r} does not list {HARNESS}")
     return errs
 
 

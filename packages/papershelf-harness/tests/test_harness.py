@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from papershelf_harness import (
     Claim,
     SchemaError,
@@ -35,11 +36,23 @@ def test_reproduce_main_writes_valid_json(tmp_path, capsys):
 
     def claims(args):
         seen["args"] = args
-        return [Claim("a", "1x", "1.1x", True, "n"), {"claim": "b", "paper": "-", "measured": "-", "holds": None}]
+        return [
+            Claim("a", "1x", "1.1x", True, "n"),
+            {"claim": "b", "paper": "-", "measured": "-", "holds": None},
+        ]
 
     out = tmp_path / "r.json"
-    assert reproduce_main("p", "P", claims, ["--quick", "--json", str(out)], quick=True,
-                          details=lambda a: {"k": 1}) == 0
+    assert (
+        reproduce_main(
+            "p",
+            "P",
+            claims,
+            ["--quick", "--json", str(out)],
+            quick=True,
+            details=lambda a: {"k": 1},
+        )
+        == 0
+    )
     data = json.loads(out.read_text())
     validate_reproduce(data)
     assert seen["args"].quick is True and seen["args"].full is False

@@ -129,7 +129,12 @@ def check_array(
             raise TypeError(f"{name} must hold integers, got non-integral {describe(arr)}")
         arr = arr.astype(np.int64)
     elif kinds is not None and arr.dtype.kind not in kinds:
-        want = {"float": "real numbers", "numeric": "numbers", "int": "integers", "bool": "booleans"}
+        want = {
+            "float": "real numbers",
+            "numeric": "numbers",
+            "int": "integers",
+            "bool": "booleans",
+        }
         raise TypeError(f"{name} must hold {want[dtype]}, got {describe(arr)}")
     if ndim is not None and not _ndim_ok(ndim, arr.ndim):
         raise ValueError(f"{name} must be {_ndim_text(ndim)}, got shape {arr.shape}")
@@ -316,7 +321,10 @@ def check_same_length(**arrays: Any) -> int:
     """
     if not arrays:
         raise TypeError("check_same_length needs at least one named array")
-    items = [(k, len(v) if not hasattr(v, "shape") else (v.shape[0] if v.shape else 0)) for k, v in arrays.items()]
+    items = [
+        (k, len(v) if not hasattr(v, "shape") else (v.shape[0] if v.shape else 0))
+        for k, v in arrays.items()
+    ]
     first, n0 = items[0]
     for k, n in items[1:]:
         if n != n0:

@@ -140,9 +140,18 @@ def print_table(table: Table) -> None:
         max(len(col), *(len(r[j]) for r in cells)) if cells else len(col)
         for j, col in enumerate(table.columns)
     ]
-    print("  ".join(f"{c:<{w}s}" if j == 0 else f"{c:>{w}s}" for j, (c, w) in enumerate(zip(table.columns, widths))))
+    print(
+        "  ".join(
+            f"{c:<{w}s}" if j == 0 else f"{c:>{w}s}"
+            for j, (c, w) in enumerate(zip(table.columns, widths))
+        )
+    )
     for r in cells:
-        print("  ".join(f"{c:<{w}s}" if j == 0 else f"{c:>{w}s}" for j, (c, w) in enumerate(zip(r, widths))))
+        print(
+            "  ".join(
+                f"{c:<{w}s}" if j == 0 else f"{c:>{w}s}" for j, (c, w) in enumerate(zip(r, widths))
+            )
+        )
     if table.notes:
         print(table.notes)
 

@@ -77,7 +77,9 @@ def validate_bench(obj: Any, where: str = "bench result") -> None:
     for i, r in enumerate(rows):
         if not isinstance(r, list) or len(r) != len(columns):
             got = len(r) if isinstance(r, list) else type(r).__name__
-            raise SchemaError(f"{where}: rows[{i}] must be a list of {len(columns)} cells, got {got}")
+            raise SchemaError(
+                f"{where}: rows[{i}] must be a list of {len(columns)} cells, got {got}"
+            )
         for j, cell in enumerate(r):
             if not isinstance(cell, str | int | float | bool) and cell is not None:
                 raise SchemaError(

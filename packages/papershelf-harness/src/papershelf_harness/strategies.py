@@ -83,7 +83,9 @@ def non_finite_arrays(draw, shape: tuple[int, ...], *, base: float = 0.0) -> np.
     """A float array of ``shape`` with at least one NaN or +-inf at a random place."""
     arr = np.full(shape, base, dtype=float) + draw(
         st.lists(
-            st.floats(-10, 10, allow_nan=False), min_size=int(np.prod(shape)), max_size=int(np.prod(shape))
+            st.floats(-10, 10, allow_nan=False),
+            min_size=int(np.prod(shape)),
+            max_size=int(np.prod(shape)),
         ).map(lambda v: np.asarray(v, dtype=float).reshape(shape))
     )
     flat = arr.reshape(-1)

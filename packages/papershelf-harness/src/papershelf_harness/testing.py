@@ -93,9 +93,7 @@ def assert_rejects(
     except exc as e:  # type: ignore[misc]
         message = str(e)
         if not re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message):
-            raise AssertionError(
-                f"{type(e).__name__} does not name {name!r}: {message!r}"
-            ) from e
+            raise AssertionError(f"{type(e).__name__} does not name {name!r}: {message!r}") from e
         return e
     except BaseException as e:
         raise AssertionError(
