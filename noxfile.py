@@ -166,6 +166,8 @@ def tools(session: nox.Session) -> None:
         "--frozen",
         "--only-group",
         "dev",
+        "--only-group",
+        "tools",
         "pytest",
         "-q",
         "-p",

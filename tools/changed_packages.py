@@ -2,6 +2,7 @@
 
     python tools/changed_packages.py origin/main        # one name per line
     python tools/changed_packages.py HEAD~3 --nox       # nox arguments: -s "tests(package='a')" ...
+    python tools/changed_packages.py HEAD~3 --args --session tests_slow   # one argv item per line
 
 A change outside packages/ that affects every environment (uv.lock, the root pyproject,
 noxfile.py, tools/) selects every package. Dependents are found through all of a package's
@@ -81,12 +82,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "ref", nargs="?", default="HEAD", help="git ref to compare the working tree with"
     )
-    ap.add_argument("--nox", action="store_true", help="print nox arguments for the tests session")
+    ap.add_argument("--nox", action="store_true", help="print nox arguments (one shell line)")
+    ap.add_argument(
+        "--args", action="store_true", help="print nox arguments one per line (for scripts)"
+    )
+    ap.add_argument("--session", default="tests", help="the parametrized nox session (tests)")
     a = ap.parse_args(argv)
     packages = discover(ROOT)
     sel = sorted(select(changed_files(a.ref), packages))
-    if a.nox:
-        print(" ".join(["-s"] + [f'"tests(package={n!r})"' for n in sel]) if sel else "")
+    sessions = [f"{a.session}(package={n!r})" for n in sel]
+    if a.args:
+        if sessions:
+            print("\n".join(["-s", *sessions]))
+    elif a.nox:
+        print(" ".join(["-s"] + [f'"{s}"' for s in sessions]) if sel else "")
     else:
         print("\n".join(sel))
     return 0
