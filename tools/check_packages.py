@@ -308,7 +308,9 @@ def _release_checks(pkg: Package, infrastructure: bool) -> list[str]:
             errs.append(
                 f"README.md links {target!r}: use an absolute URL (the README is the PyPI page)"
             )
-        if (pkg.path / "reproduce.py").exists() and "not in the wheel" not in " ".join(text.split()):
+        if (pkg.path / "reproduce.py").exists() and "not in the wheel" not in " ".join(
+            text.split()
+        ):
             errs.append("README.md does not say that reproduce.py/bench.py are not in the wheel")
     if pkg.name == HARNESS:
         return errs

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The result schema lives in the harness (the scripts validate what they write with it too).
 sys.path.insert(0, str(ROOT / "packages" / "papershelf-harness" / "src"))
 from papershelf_harness.schema import SchemaError, validate_bench, validate_reproduce  # noqa: E402
+
 RESULTS = ROOT / "docs" / "results"
 START, END = "<!-- catalogue:start -->", "<!-- catalogue:end -->"
 

@@ -40,7 +40,9 @@ def table(rows: list[tuple[str, str, int]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("logs", nargs="+", type=Path)
     a = ap.parse_args(argv)
     rows = [r for log in a.logs if log.exists() for r in parse(log.read_text(errors="replace"))]
