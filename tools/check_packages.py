@@ -339,7 +339,13 @@ def _release_checks(pkg: Package, infrastructure: bool) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    names = set(argv if argv is not None else sys.argv[1:])
+    import argparse
+
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("names", nargs="*", help="packages to check (default: all)")
+    names = set(ap.parse_args(argv).names)
     packages = [p for p in discover(ROOT) if not names or p.name in names]
     unknown = names - {p.name for p in packages}
     if unknown:
