@@ -176,9 +176,14 @@ class HFSession(LMSession):
                 "would be wrong; load the model with attn_implementation='sdpa' or 'eager'"
             )
 
+        self.window, self.mixed = sliding_window_layout(model)
+        # a cache without the model's config keeps every position in every layer (transformers'
+        # sliding-window cache layers drop old positions, which a tree gather cannot undo); the
+        # window is applied by position in the mask instead
         self.cache = DynamicCache()
         self.committed = 0  # cached positions that belong to seq
         self.slots: dict[int, int] = {}  # node id -> cache position
+        self.slot_pos: list[int] = []  # position id of every cached slot
         self.device = next(model.parameters()).device
         self.dtype = next(model.parameters()).dtype
         self.forwards = 0
@@ -195,6 +200,15 @@ class HFSession(LMSession):
     def vocab_size(self) -> int:
         """V = rows of the output embedding (``config.vocab_size`` if the model has none)."""
         return _embedding_rows(self.model, "get_output_embeddings")
+
+    def _additive(self, allowed: np.ndarray):
+        """(1, 1, n, kv) additive mask: 0 where ``allowed``, the dtype's minimum elsewhere."""
+        import torch
+
+        mask = torch.zeros((1, 1, *allowed.shape), dtype=self.dtype, device=self.device)
+        return mask.masked_fill_(
+            ~torch.from_numpy(allowed).to(self.device)[None, None], torch.finfo(self.dtype).min
+        )
 
     def score(self, tree, node_ids):
         import torch
@@ -240,18 +254,28 @@ class HFSession(LMSession):
         toks = pre + [int(tree.tokens[i]) for i in nodes]
         ids = torch.tensor([toks], dtype=torch.long, device=self.device)
         position_ids = torch.tensor([pos], dtype=torch.long, device=self.device)
-        mask = torch.zeros((1, 1, n_in, kv), dtype=self.dtype, device=self.device)
-        mask.masked_fill_(
-            ~torch.from_numpy(allowed).to(self.device)[None, None], torch.finfo(self.dtype).min
-        )
+        if self.window is None:
+            attention_mask = self._additive(allowed)
+        else:
+            # sliding-window layers see a key only if it is fewer than W positions back
+            k_pos = np.asarray(self.slot_pos + pos, dtype=np.int64)
+            local = allowed & (k_pos[None, :] > np.asarray(pos)[:, None] - self.window)
+            if self.mixed:
+                attention_mask = {
+                    "full_attention": self._additive(allowed),
+                    "sliding_attention": self._additive(local),
+                }
+            else:
+                attention_mask = self._additive(local)
         out = self.model(
             input_ids=ids,
-            attention_mask=mask,
+            attention_mask=attention_mask,
             position_ids=position_ids,
             use_cache=True,
             **{self._cache_kw: self.cache},
         )  # the DynamicCache is updated in place
         self.forwards += 1
+        self.slot_pos.extend(pos)
         logits = out.logits[0]  # (n_in, V)
         if pre:
             self.committed = L
@@ -279,8 +303,52 @@ class HFSession(LMSession):
             range(self.committed, self.committed + len(keep_slots))
         ):
             prune_cache(self.cache, keep)
+        self.slot_pos = [self.slot_pos[i] for i in keep]
         self.committed = len(keep)
         self.slots = {}
+
+
+_LAYER_KINDS = ("full_attention", "sliding_attention")
+
+
+def sliding_window_layout(model) -> tuple[int | None, bool]:
+    """``(W, mixed)``: the sliding window of ``model``'s local attention layers (``None`` if it
+    has none) and whether global (full) layers are mixed in (Gemma2/3, Qwen2 with
+    ``max_window_layers``).
+
+    Tree attention applies the window by position: a node at position i sees a key at position j
+    of the prefix or of its own path only if ``j > i - W``. Mixed models get one mask per layer
+    type. Models whose layouts this cannot express are refused before any forward: layer types
+    other than full / sliding (chunked attention), and transformers releases without
+    ``masking_utils`` (< 4.53), whose models re-apply the window to a custom mask by column.
+    """
+    cfg = model.config
+    if hasattr(cfg, "get_text_config"):
+        cfg = cfg.get_text_config()
+    window = getattr(cfg, "sliding_window", None)
+    if window is None or getattr(cfg, "use_sliding_window", True) is False:
+        return None, False
+    types = getattr(cfg, "layer_types", None)
+    types = ["sliding_attention"] * int(cfg.num_hidden_layers) if types is None else list(types)
+    unknown = sorted(set(types) - set(_LAYER_KINDS))
+    if unknown:
+        raise ValueError(
+            f"model has attention layer types {unknown}; tree attention supports only "
+            f"{list(_LAYER_KINDS)}"
+        )
+    if "sliding_attention" not in types:
+        return None, False
+    import importlib.util
+
+    if importlib.util.find_spec("transformers.masking_utils") is None:
+        raise ValueError(
+            f"model uses sliding-window attention (window {window}); with this transformers "
+            "release a custom tree mask cannot carry the window: upgrade to transformers >= 4.53"
+        )
+    window = int(window)
+    if window < 1:
+        raise ValueError(f"model config has sliding_window = {window}; it must be >= 1")
+    return window, "full_attention" in types
 
 
 def _embedding_rows(model, getter: str) -> int:
