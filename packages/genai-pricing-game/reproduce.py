@@ -1,16 +1,14 @@
 """Reproduce the headline claims of Mahmood, "Pricing and Competition for Generative AI" (NeurIPS 2024).
 
 Claims (abstract / Sec. 4-5) and the brief's checks 1-6, measured numerically with brute-force
-cross-checks; writes the two-task region diagram (Figure 3) as a PNG when matplotlib is available.
+cross-checks; writes the two-task region diagram (Figure 3) as a PNG when matplotlib is available
+(to figures/two_task_regions.png unless --quick or --plot says otherwise).
 
-    python reproduce.py [--full] [--json PATH] [--plot PATH]
+    python reproduce.py [--quick] [--full] [--json PATH] [--plot PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
 import time
 from pathlib import Path
 
@@ -18,9 +16,23 @@ import genai_pricing_game as gp
 import numpy as np
 from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
+from papershelf_harness import Claim, reproduce_main
+
 PACKAGE = "genai-pricing-game"
 PAPER = "Pricing and Competition for Generative AI (NeurIPS 2024)"
 HERE = Path(__file__).resolve().parent
+FIGURE = HERE / "figures" / "two_task_regions.png"
+
+#: (default, --full, --quick) sizes of each check
+SCALE = {
+    "latecomer": (10_000, 100_000, 300),
+    "best_response": (40, 200, 4),
+    "first_mover": (40, 200, 4),
+    "region_cells": (40, 80, 6),
+    "region_prices": (3000, 6000, 300),
+    "identical": (50, 200, 4),
+    "statics": (25, 100, 2),
+}
 
 
 def _random_market(rng, m=None):
@@ -35,7 +47,7 @@ def claim_latecomer(n, rng):
     for _ in range(n):
         kappa, d = _random_market(rng)
         br = gp.best_response(float(np.exp(rng.normal(0, 2))), kappa, d)
-        ok += bool(br.revenue_B > 0 and br.tasks_won.any())
+        ok += bool(br.revenue_B > 0 and br.won_by_B.any())
     return {
         "claim": "latecomer always wins >= 1 task with revenue > 0",
         "paper": "always (theorem)",
@@ -78,7 +90,7 @@ def claim_first_mover(n, rng):
         if fm.revenue_A > 0:
             n_pos += 1
             br = gp.best_response(fm.p_A, kappa, d)
-            left = ~br.tasks_won
+            left = ~br.won_by_B
             n_forgo += bool(left.any())
             n_above += bool(left.any() and (br.p_B > kappa[left] * fm.p_A).all())
             # B's price is higher than the price it would charge to take every task
@@ -108,12 +120,12 @@ def claim_regions(n_cells, n_prices, plot_path):
     rm = gp.two_task_region_map(g, g, n_prices=n_prices)
     secs = time.perf_counter() - t
     S, R = np.meshgrid(g, g)
-    mism = int((rm["numeric_positive"] != (R < S)).sum())
-    step = rm["price_step"][:, None] * np.ones_like(S)
-    pos = rm["numeric_positive"]
-    far = np.abs(rm["closed_p_A_max"] - 1.0) > 2 * step
-    green_num = rm["p_A_sup"] + step >= 1.0
-    green_cf = rm["region"] == "green"
+    mism = int((rm.numeric_positive != (R < S)).sum())
+    step = rm.price_step[:, None] * np.ones_like(S)
+    pos = rm.numeric_positive
+    far = np.abs(rm.closed_p_A_max - 1.0) > 2 * step
+    green_num = rm.p_A_sup + step >= 1.0
+    green_cf = rm.region == "green"
     split_mism = int((green_num != green_cf)[pos & far].sum())
     n_cmp = int((pos & far).sum())
     # brute-force cross-check (Python loops over p_A and p_B) on a few cells
@@ -224,48 +236,48 @@ def claim_statics(n, rng):
     }
 
 
-def claims(full: bool, plot_path: Path | None = None) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
+def _size(args, key: str) -> int:
+    default, full, quick = SCALE[key]
+    return quick if args.quick else full if args.full else default
+
+
+def claims(args):
+    """One Claim per statement (brief checks 1-6), at the scale ``args`` asks for."""
+    plot_path = args.plot if args.plot is not None else (None if args.quick else FIGURE)
+    if plot_path is not None:
+        plot_path.parent.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(0)
-    rows = [claim_latecomer(100_000 if full else 10_000, rng)]
-    rows.append(claim_best_response_brute(200 if full else 40, rng))
-    rows += claim_first_mover(200 if full else 40, rng)
-    rows += claim_regions(80 if full else 40, 6000 if full else 3000, plot_path)
-    rows.append(claim_identical_tasks(200 if full else 50, rng))
+    rows = [claim_latecomer(_size(args, "latecomer"), rng)]
+    rows.append(claim_best_response_brute(_size(args, "best_response"), rng))
+    rows += claim_first_mover(_size(args, "first_mover"), rng)
+    rows += claim_regions(_size(args, "region_cells"), _size(args, "region_prices"), plot_path)
+    rows.append(claim_identical_tasks(_size(args, "identical"), rng))
     rows.append(claim_figure2())
-    rows.append(claim_statics(100 if full else 25, rng))
+    rows.append(claim_statics(_size(args, "statics"), rng))
     for r in rows:
-        r["holds"] = None if r["holds"] is None else bool(r["holds"])
-    return rows
+        yield Claim(**r)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
+def _extra_args(parser):
     parser.add_argument(
-        "--plot", type=Path, default=HERE / "figures" / "two_task_regions.png", help="region PNG"
+        "--plot",
+        type=Path,
+        default=None,
+        help=f"where to write the region PNG (default: {FIGURE.relative_to(HERE)}; none with --quick)",
     )
-    args = parser.parse_args(argv)
-    if args.plot is not None:
-        args.plot.parent.mkdir(parents=True, exist_ok=True)
-    t0 = time.perf_counter()
-    rows = claims(args.full, args.plot)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':62s} {'paper':>30s} {'measured':>44s} holds")
-    for r in rows:
-        print(f"{r['claim'][:62]:62s} {r['paper']:>30s} {r['measured']:>44s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+
+
+def main(argv=None):
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        quick=True,
+        extra_args=_extra_args,
+        default_json=HERE / "reproduce.json",
+    )
 
 
 if __name__ == "__main__":

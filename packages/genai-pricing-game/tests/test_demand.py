@@ -43,31 +43,3 @@ def test_callable_demand_and_scaled():
     for dem in (base, gp.LinearDemand([3.0, 1.0], [1.0, 2.0]), c):
         np.testing.assert_allclose(dem.scaled(w)(np.array([0.3])), dem(np.array([0.3])) * w)
     np.testing.assert_allclose(base.revenue(0.5), 0.5 * base(0.5).sum())
-
-
-@pytest.mark.parametrize(
-    "call,exc,match",
-    [
-        (lambda: gp.ExponentialDemand([1, -1], 1.0), ValueError, "a must be > 0"),
-        (lambda: gp.ExponentialDemand([1, 1], [1.0, 2.0, 3.0]), ValueError, "b must have shape"),
-        (lambda: gp.ExponentialDemand([[1, 1]], 1.0), ValueError, "a must be"),
-        (lambda: gp.ExponentialDemand([1, np.nan], 1.0), ValueError, "a must not contain NaN"),
-        (lambda: gp.LinearDemand([], 1.0), ValueError, "a must not be empty"),
-        (lambda: gp.LinearDemand([1.0], 0.0), ValueError, "b must be > 0"),
-        (lambda: gp.LinearDemand(["x"], 1.0), TypeError, "a must be"),
-        (lambda: gp.CallableDemand(3.0), TypeError, "f must be callable"),
-        # regression: subclasses' scaled() checked the shape only through numpy broadcasting
-        (lambda: gp.ExponentialDemand([1, 2, 3], 1.0).scaled([1, 2]), ValueError, "weights"),
-        (lambda: gp.LinearDemand([1, 2], 1.0).scaled([1, 2, 3]), ValueError, "weights"),
-        (lambda: gp.LinearDemand([1, 2], 1.0).scaled([1, 0]), ValueError, "weights must be > 0"),
-        (lambda: gp.CallableDemand(lambda p: p), ValueError, "f"),
-        (
-            lambda: gp.CallableDemand(lambda p: np.ones((p.size, 2)), n_tasks=3),
-            ValueError,
-            "n_tasks",
-        ),
-    ],
-)
-def test_bad_demand_input(call, exc, match):
-    with pytest.raises(exc, match=match):
-        call()

@@ -15,28 +15,28 @@ def region_map():
 
 def test_shut_out_region_is_r_ge_s(region_map):
     S, R = np.meshgrid(GRID, GRID)
-    mismatch = region_map["numeric_positive"] != (R < S)
+    mismatch = region_map.numeric_positive != (R < S)
     assert mismatch.sum() == 0
-    np.testing.assert_array_equal(region_map["region"] == "blue", R >= S)
+    np.testing.assert_array_equal(region_map.region == "blue", R >= S)
 
 
 def test_green_orange_split_and_prices(region_map):
     S, R = np.meshgrid(GRID, GRID)
-    pos = region_map["numeric_positive"]
-    step = region_map["price_step"][:, None] * np.ones_like(S)
+    pos = region_map.numeric_positive
+    step = region_map.price_step[:, None] * np.ones_like(S)
     # the largest price at which A still earns agrees with the closed form to grid resolution
     np.testing.assert_array_less(
-        np.abs(region_map["p_A_sup"] - region_map["closed_p_A_max"])[pos], step[pos] + 1e-12
+        np.abs(region_map.p_A_sup - region_map.closed_p_A_max)[pos], step[pos] + 1e-12
     )
     # green <=> at the boundary B's unconstrained price 1/b is feasible (kappa_1 p_A >= 1/b)
-    green_numeric = region_map["p_A_sup"] + step >= 1.0
-    green_closed = region_map["region"] == "green"
+    green_numeric = region_map.p_A_sup + step >= 1.0
+    green_closed = region_map.region == "green"
     np.testing.assert_array_equal(green_closed, (R * np.exp(1 - R) < S) & (R < S))
-    far = np.abs(region_map["closed_p_A_max"] - 1.0) > 2 * step  # away from the green edge
+    far = np.abs(region_map.closed_p_A_max - 1.0) > 2 * step  # away from the green edge
     assert (green_numeric[pos & far] == green_closed[pos & far]).all()
     # A's optimal revenue: closed form a2 p e^{-p} at min(p_sup, 1/b); the grid is below it by at
     # most a2 * step (the slope of p e^{-p} is <= 1)
-    gap = region_map["closed_revenue_A"] - region_map["revenue_A"]
+    gap = region_map.closed_revenue_A - region_map.revenue_A
     assert (gap[pos] >= -1e-12).all()
     assert (gap[pos] <= step[pos] + 1e-12).all()
 

@@ -1,33 +1,24 @@
-"""bench.py and reproduce.py run (tiny configurations), with and without matplotlib."""
+"""reproduce.py and bench.py run at a tiny scale and write valid JSON; with and without matplotlib."""
 
-import importlib.util
-import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from papershelf_harness.testing import check_scripts, load_script
+
+REPRODUCE = Path(__file__).resolve().parents[1] / "reproduce.py"
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_gp_{name}", ROOT / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def test_scripts(tmp_path):
+    out = check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"])
+    assert len(out["reproduce"]["claims"]) == 9
+    assert all(len(r) == 4 for r in out["bench"]["rows"])
 
 
-def test_bench_quick(tmp_path):
-    bench = _load("bench")
-    assert bench.main(["--quick", "--json", str(tmp_path / "b.json")]) == 0
-    out = json.loads((tmp_path / "b.json").read_text())
-    assert out["rows"] and all(len(r) == 4 for r in out["rows"])
-
-
-def test_reproduce_claim_functions_run(tmp_path):
-    import numpy as np
-
-    rep = _load("reproduce")
+def test_reproduce_claim_functions_hold_at_small_scale(tmp_path):
+    rep = load_script(REPRODUCE)
     rng = np.random.default_rng(0)
     assert rep.claim_latecomer(50, rng)["holds"]
     assert rep.claim_figure2()["holds"]
@@ -38,7 +29,7 @@ def test_reproduce_claim_functions_run(tmp_path):
 def test_reproduce_without_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
-    rep = _load("reproduce")
+    rep = load_script(REPRODUCE)
     rows = rep.claim_regions(5, 200, tmp_path / "r.png")
     assert "no matplotlib" in rows[0]["note"] and not (tmp_path / "r.png").exists()
     import genai_pricing_game as gp

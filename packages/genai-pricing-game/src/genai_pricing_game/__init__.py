@@ -22,7 +22,7 @@ from .game import (
 )
 from .plot import plot_two_task_regions
 from .prompts import expected_prompts, is_cost_effective, relative_performance
-from .regions import TwoTaskRegion, two_task_region_map, two_task_regions
+from .regions import RegionMap, TwoTaskRegion, two_task_region_map, two_task_regions
 
 __version__ = _version("genai-pricing-game")
 __all__ = [
@@ -34,6 +34,7 @@ __all__ = [
     "FirstMover",
     "LinearDemand",
     "MarketOutcome",
+    "RegionMap",
     "TwoTaskRegion",
     "best_response",
     "expected_prompts",

@@ -12,7 +12,7 @@ import numpy as np
 def brute_best_response(p_A, kappa, demand, *, n_grid=100_000, p_hi=None, tie="latecomer"):
     """Grid search over ``p_B in (0, p_hi]`` of ``p_B * sum_{t: B cost-effective} D_t(p_B)``.
 
-    Returns (p_B, tasks_won (m,), revenue_B).
+    Returns (p_B, won_by_B (m,), revenue_B).
     """
     kappa = np.asarray(kappa, dtype=float)
     if p_hi is None:

@@ -1,53 +1,68 @@
-"""Input checks shared by the package: clear errors that name the offending argument."""
+"""The package's own checks, built on the shared vocabulary in :mod:`._checks`.
+
+Same rule as ``_checks``: a wrong type raises ``TypeError``, a wrong value ``ValueError``, and the
+message starts with the argument's name and says what was received.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+
+from ._checks import check_array, check_option
 
 TIES = ("latecomer", "first_mover")
 
 
-def as_float_array(x, name: str, *, ndim: int | None = None, allow_empty: bool = False):
-    """Convert ``x`` to a float64 array, rejecting non-numeric, NaN, wrong ``ndim`` and empty."""
-    if isinstance(x, (str, bytes)):
-        raise TypeError(f"{name} must be numeric, got {type(x).__name__}")
+def real_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
+    """A finite float64 array of real numbers; bools, strings, None, complex -> ``TypeError``.
+
+    ``kwargs`` go to :func:`check_array` (``ndim``, ``shape``, ``allow_empty``, ``finite``).
+    """
+    return check_array(value, name, dtype="numeric", **kwargs).astype(np.float64, copy=False)
+
+
+def positive_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
+    """:func:`real_array` whose every entry is > 0."""
+    arr = real_array(value, name, **kwargs)
+    if arr.size and not (arr > 0).all():
+        raise ValueError(f"{name} must be > 0, got min {float(arr.min())!r}")
+    return arr
+
+
+def in_range(arr: np.ndarray, name: str, lo: float, hi: float, *, lo_open: bool) -> np.ndarray:
+    """Every entry in ``(lo, hi]`` (``lo_open``) or ``[lo, hi]``."""
+    below = (arr <= lo) if lo_open else (arr < lo)
+    if arr.size and (below | (arr > hi)).any():
+        interval = f"({lo:g}, {hi:g}]" if lo_open else f"[{lo:g}, {hi:g}]"
+        raise ValueError(
+            f"{name} must lie in {interval}, got values in [{float(arr.min())!r}, "
+            f"{float(arr.max())!r}]"
+        )
+    return arr
+
+
+def broadcast_shape(**arrays: np.ndarray) -> tuple[int, ...]:
+    """The common broadcast shape; ``ValueError`` naming the arguments when there is none."""
     try:
-        arr = np.asarray(x)
-    except Exception as exc:  # pragma: no cover - exotic inputs
-        raise TypeError(f"{name} must be array-like of numbers") from exc
-    if arr.dtype == bool or not (
-        np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
-    ):
-        raise TypeError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
-    arr = arr.astype(np.float64)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
-    if not allow_empty and arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if np.isnan(arr).any():
-        raise ValueError(f"{name} must not contain NaN")
-    return arr
+        return np.broadcast_shapes(*(a.shape for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+        names = ", ".join(arrays)
+        raise ValueError(f"{names} must have broadcastable shapes, got {shapes}") from None
 
 
-def check_positive(arr: np.ndarray, name: str, *, finite: bool = True) -> np.ndarray:
-    if finite and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must be finite")
-    if (arr <= 0).any():
-        raise ValueError(f"{name} must be > 0")
-    return arr
+def check_tie(tie: Any) -> str:
+    return check_option(tie, "tie", TIES)
 
 
-def check_tie(tie: str) -> str:
-    if tie not in TIES:
-        raise ValueError(f"tie must be one of {TIES}, got {tie!r}")
-    return tie
+def as_kappa(kappa: Any) -> np.ndarray:
+    """Relative performances, shape (m,), finite and > 0 (a scalar is one task)."""
+    k = positive_array(kappa, "kappa", ndim=(0, 1))
+    return k.reshape(1) if k.ndim == 0 else k
 
 
-def as_kappa(kappa) -> np.ndarray:
-    """Relative performances, shape (m,), finite and > 0."""
-    k = as_float_array(kappa, "kappa")
-    if k.ndim == 0:
-        k = k.reshape(1)
-    if k.ndim != 1:
-        raise ValueError(f"kappa must be 1-dimensional (one value per task), got shape {k.shape}")
-    return check_positive(k, "kappa")
+def bool_mask(value: Any, name: str, m: int) -> np.ndarray:
+    """A bool mask of shape ``(m,)``; 0/1 or float masks are refused (``TypeError``)."""
+    return check_array(value, name, dtype="bool", shape=(m,))

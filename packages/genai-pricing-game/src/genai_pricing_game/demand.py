@@ -17,19 +17,39 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive
+from ._checks import check_array, check_callable, check_float, check_int
+from ._validation import bool_mask, positive_array, real_array
 
 __all__ = ["Demand", "ExponentialDemand", "LinearDemand", "CallableDemand"]
 
 
+def check_prices(p, name: str = "p") -> np.ndarray:
+    """Prices: a finite, non-negative, non-empty float array of any shape."""
+    arr = real_array(p, name)
+    if not (arr >= 0).all():
+        raise ValueError(f"{name} must be >= 0, got min {float(arr.min())!r}")
+    return arr
+
+
 class Demand:
-    """Base class: ``__call__(p) -> (..., m)``, ``n_tasks``, ``quasiconcave``, ``piece_argmax``."""
+    """Base class: ``__call__(p) -> (..., m)``, ``n_tasks``, ``quasiconcave``, ``piece_argmax``.
+
+    A subclass implements ``_evaluate(p)`` for a validated float array ``p``; ``__call__`` checks
+    the prices (finite, >= 0, non-empty) first.
+    """
 
     n_tasks: int
     quasiconcave: bool = False
 
-    def __call__(self, p) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def __call__(self, p) -> np.ndarray:
+        """Demand of every task at prices ``p`` (shape ``S``): an array of shape ``S + (m,)``."""
+        return self._evaluate(check_prices(p))
+
+    def _evaluate(self, p: np.ndarray) -> np.ndarray:
+        """Demand at already-checked prices (the solvers call this, skipping the checks)."""
+        if type(self).__call__ is not Demand.__call__:  # a subclass that overrides __call__
+            return self(p)
+        raise NotImplementedError(f"{type(self).__name__} must implement _evaluate(p)")
 
     def piece_argmax(self, tasks: np.ndarray) -> np.ndarray:
         """Unconstrained maximisers of ``p * sum_{t in S_j} D_t(p)`` over ``p > 0``.
@@ -59,7 +79,7 @@ class Demand:
         )
 
     def _scale_weights(self, weights) -> np.ndarray:
-        w = check_positive(as_float_array(weights, "weights"), "weights")
+        w = positive_array(weights, "weights", ndim=(0, 1))
         if w.ndim == 0:
             w = np.full(self.n_tasks, float(w))
         if w.shape != (self.n_tasks,):
@@ -68,22 +88,23 @@ class Demand:
 
     def revenue(self, p, tasks=None) -> np.ndarray:
         """Revenue ``p * sum_{t in tasks} D_t(p)``; ``tasks`` a bool mask ``(m,)`` (default all)."""
-        p = as_float_array(p, "p")
-        d = self(p)
+        p = check_prices(p)
+        d = self._evaluate(p)
         if tasks is not None:
-            d = d * np.asarray(tasks, dtype=bool)
+            d = d * bool_mask(tasks, "tasks", self.n_tasks)
         return p * d.sum(axis=-1)
+
+    def _check_sets(self, tasks) -> np.ndarray:
+        return check_array(tasks, "tasks", dtype="bool", ndim=2, shape=(None, self.n_tasks))
 
 
 def _task_vector(x, name: str, m: int | None = None) -> np.ndarray:
-    arr = as_float_array(x, name)
+    arr = positive_array(x, name, ndim=(0, 1))
     if arr.ndim == 0:
         arr = arr.reshape(1) if m is None else np.full(m, float(arr))
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a scalar or 1-dimensional (one value per task)")
     if m is not None and arr.shape != (m,):
-        raise ValueError(f"{name} must have shape ({m},) to match a, got {arr.shape}")
-    return check_positive(arr, name)
+        raise ValueError(f"{name} must have shape ({m},) to match a, got shape {arr.shape}")
+    return arr
 
 
 class ExponentialDemand(Demand):
@@ -105,14 +126,14 @@ class ExponentialDemand(Demand):
         self.b = _task_vector(b, "b", self.n_tasks)
         self.quasiconcave = bool(np.all(self.b == self.b[0]))
 
-    def __call__(self, p) -> np.ndarray:
-        p = np.asarray(p, dtype=np.float64)
+    def _evaluate(self, p: np.ndarray) -> np.ndarray:
         return self.a * np.exp(-self.b * p[..., None])  # (..., m)
 
     def piece_argmax(self, tasks):
+        tasks = self._check_sets(tasks)
         if not self.quasiconcave:
             return super().piece_argmax(tasks)
-        return np.full(np.asarray(tasks).shape[0], 1.0 / self.b[0])
+        return np.full(tasks.shape[0], 1.0 / self.b[0])
 
     def default_price_max(self) -> float:
         # p exp(-b p) at 20/b is 1e-7 of its peak: nobody gains above it.
@@ -145,12 +166,11 @@ class LinearDemand(Demand):
         self.n_tasks = self.a.shape[0]
         self.b = _task_vector(b, "b", self.n_tasks)
 
-    def __call__(self, p) -> np.ndarray:
-        p = np.asarray(p, dtype=np.float64)
+    def _evaluate(self, p: np.ndarray) -> np.ndarray:
         return np.maximum(self.a - self.b * p[..., None], 0.0)  # (..., m)
 
     def piece_argmax(self, tasks):
-        tasks = np.asarray(tasks, dtype=bool)
+        tasks = self._check_sets(tasks)
         out = np.empty(tasks.shape[0])
         for j, s in enumerate(tasks):
             a, b = self.a[s], self.b[s]
@@ -202,37 +222,51 @@ class CallableDemand(Demand):
         p_max: float | None = None,
         piece_argmax: Callable[[np.ndarray], np.ndarray] | None = None,
     ):
-        if not callable(f):
-            raise TypeError("f must be callable")
-        self.f = f
-        probe = np.asarray(f(np.array([1.0])), dtype=np.float64)
+        self.f = check_callable(f, "f")
+        if n_tasks is not None:
+            n_tasks = check_int(n_tasks, "n_tasks", minimum=1)
+        if p_max is not None:
+            p_max = check_float(p_max, "p_max", minimum=0.0, min_inclusive=False)
+        if piece_argmax is not None:
+            check_callable(piece_argmax, "piece_argmax")
+        probe = real_array(f(np.array([1.0])), "f(p)", allow_empty=True)
         if probe.ndim != 2 or probe.shape[0] != 1:
             raise ValueError(
                 f"f(p) must return shape p.shape + (m,), got {probe.shape} for p.shape=(1,)"
             )
         m = probe.shape[1]
-        if n_tasks is not None and n_tasks != m:
-            raise ValueError(f"n_tasks={n_tasks} but f returns {m} tasks")
         if m == 0:
-            raise ValueError("f must return at least one task")
+            raise ValueError("f(p) must return at least one task, got shape (1, 0)")
+        if n_tasks is not None and n_tasks != m:
+            raise ValueError(f"n_tasks must match the {m} tasks f returns, got {n_tasks}")
         self.n_tasks = m
-        if p_max is not None:
-            p_max = float(check_positive(as_float_array(p_max, "p_max"), "p_max"))
         self.p_max = p_max
         self._piece_argmax = piece_argmax
         self.quasiconcave = piece_argmax is not None
 
-    def __call__(self, p) -> np.ndarray:
-        p = np.asarray(p, dtype=np.float64)
-        d = np.asarray(self.f(p.reshape(-1)), dtype=np.float64)
+    def _evaluate(self, p: np.ndarray) -> np.ndarray:
+        d = real_array(self.f(p.reshape(-1)), "f(p)", allow_empty=True, finite=False)
         if d.shape != (p.size, self.n_tasks):
-            raise ValueError(f"f returned shape {d.shape}, expected ({p.size}, {self.n_tasks})")
+            raise ValueError(
+                f"f(p) must return shape ({p.size}, {self.n_tasks}), got shape {d.shape}"
+            )
+        if not (np.isfinite(d) & (d >= 0)).all():
+            raise ValueError(
+                f"f(p) must return finite demands >= 0, got {int((~(np.isfinite(d) & (d >= 0))).sum())} "
+                "negative, NaN or infinite value(s)"
+            )
         return d.reshape(p.shape + (self.n_tasks,))
 
     def piece_argmax(self, tasks):
         if self._piece_argmax is None:
             return super().piece_argmax(tasks)
-        return np.asarray(self._piece_argmax(np.asarray(tasks, dtype=bool)), dtype=np.float64)
+        tasks = self._check_sets(tasks)
+        out = real_array(self._piece_argmax(tasks), "piece_argmax(tasks)")
+        if out.shape != (tasks.shape[0],):
+            raise ValueError(
+                f"piece_argmax(tasks) must return shape ({tasks.shape[0]},), got shape {out.shape}"
+            )
+        return out
 
     def default_price_max(self) -> float | None:
         return self.p_max

@@ -21,7 +21,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._validation import as_float_array, as_kappa, check_positive, check_tie
+from ._checks import check_bool, check_float, check_int
+from ._validation import as_kappa, check_tie, positive_array
 from .demand import Demand
 
 __all__ = [
@@ -35,10 +36,11 @@ __all__ = [
 
 
 class BestResponse(NamedTuple):
-    """Latecomer's best response: price, tasks won (bool mask ``(m,)``, input order), revenue."""
+    """Latecomer's best response: its price, the tasks it wins (bool mask ``(m,)``, input order)
+    and its revenue."""
 
     p_B: float
-    tasks_won: np.ndarray
+    won_by_B: np.ndarray
     revenue_B: float
 
 
@@ -102,7 +104,7 @@ def _grid_piece_max(demand, sets, lo, hi, n_grid=129, n_zoom=4):
         a, b = lo[s0 : s0 + chunk], hi[s0 : s0 + chunk]  # (c, k)
         for _ in range(n_zoom + 1):
             p = a[..., None] + (b - a)[..., None] * u  # (c, k, G)
-            rev = p * (demand(p) * sets[None, :, None, :]).sum(-1)  # (c, k, G)
+            rev = p * (demand._evaluate(p) * sets[None, :, None, :]).sum(-1)  # (c, k, G)
             i = np.argmax(rev, axis=-1)  # (c, k)
             best = np.take_along_axis(p, i[..., None], -1)[..., 0]
             step = (b - a) / (n_grid - 1)
@@ -126,13 +128,13 @@ def _solve(p_A, kappa, demand, tie):
         cand = _grid_piece_max(demand, sets, lo, hi)
     cand = np.where(cand > 0, cand, hi)  # price 0 earns nothing: use the piece's top
     won = _wins(cand, p_A[:, None], kappa, tie)  # (n, k, m)
-    rev_B = cand * (demand(cand) * won).sum(-1)  # (n, k)
+    rev_B = cand * (demand._evaluate(cand) * won).sum(-1)  # (n, k)
     # ties between pieces go to the one winning more tasks (pieces are ordered by size)
     j = k - 1 - np.argmax(rev_B[:, ::-1], axis=1)  # (n,)
     rows = np.arange(p_A.shape[0])
     p_B = cand[rows, j]
     won_B = won[rows, j]  # (n, m)
-    rev_A = p_A * (demand(p_A) * ~won_B).sum(-1)
+    rev_A = p_A * (demand._evaluate(p_A) * ~won_B).sum(-1)
     return MarketOutcome(p_A, p_B, won_B, rev_A, rev_B[rows, j])
 
 
@@ -157,14 +159,11 @@ def simulate_market(kappa, demand: Demand, p_A, *, tie: str = "latecomer") -> Ma
     check_tie(tie)
     kappa = as_kappa(kappa)
     demand = _check_demand(demand, kappa.shape[0])
-    p = as_float_array(p_A, "p_A")
-    if p.ndim > 1:
-        raise ValueError(f"p_A must be a scalar or 1-dimensional, got shape {p.shape}")
-    p = check_positive(np.atleast_1d(p), "p_A")
+    p = np.atleast_1d(positive_array(p_A, "p_A", ndim=(0, 1)))
     return _solve(p, kappa, demand, tie)
 
 
-def best_response(p_A, kappa, demand: Demand, tie: str = "latecomer") -> BestResponse:
+def best_response(p_A, kappa, demand: Demand, *, tie: str = "latecomer") -> BestResponse:
     """Latecomer's revenue-maximising price given the first mover's price (Sec. 4).
 
     Enumerates the pieces "win exactly the tasks with the ``j`` largest ``kappa``" and maximises
@@ -177,26 +176,31 @@ def best_response(p_A, kappa, demand: Demand, tie: str = "latecomer") -> BestRes
         tie: ``"latecomer"`` or ``"first_mover"`` (who wins a task at equal expected cost).
 
     Returns:
-        ``(p_B, tasks_won, revenue_B)``; ``tasks_won`` is a bool mask over tasks (input order).
+        ``(p_B, won_by_B, revenue_B)``; ``won_by_B`` is a bool mask over tasks (input order).
 
     >>> from genai_pricing_game import ExponentialDemand
     >>> br = best_response(1.0, [3.0, 1.0, 0.5], ExponentialDemand([400, 200, 100], 0.5))
-    >>> br.p_B, br.tasks_won.tolist()
+    >>> br.p_B, br.won_by_B.tolist()
     (1.0, [True, True, False])
     """
-    p = as_float_array(p_A, "p_A")
+    check_tie(tie)
+    p = positive_array(p_A, "p_A")
     if p.ndim != 0:
-        raise ValueError(f"p_A must be a scalar, got shape {p.shape} (use simulate_market)")
-    out = simulate_market(kappa, demand, p.reshape(1), tie=tie)
+        raise ValueError(
+            f"p_A must be a scalar, got shape {p.shape} (simulate_market takes many prices)"
+        )
+    kappa = as_kappa(kappa)
+    demand = _check_demand(demand, kappa.shape[0])
+    out = _solve(p.reshape(1), kappa, demand, tie)
     return BestResponse(float(out.p_B[0]), out.won_by_B[0], float(out.revenue_B[0]))
 
 
 def first_mover_price(
     kappa,
     demand: Demand,
+    *,
     grid: int = 4096,
     refine: bool = True,
-    *,
     p_max: float | None = None,
     tie: str = "latecomer",
     n_starts: int = 16,
@@ -218,7 +222,7 @@ def first_mover_price(
         refine: zoom refinement around the best grid points.
         p_max: upper end of the price search; defaults to ``demand.default_price_max()``.
         tie: see :func:`best_response`.
-        n_starts: number of local maxima of the grid to refine.
+        n_starts: number of local maxima of the grid to refine (>= 1).
 
     Returns:
         ``(p_A, revenue_A, p_B, revenue_B)``; ``p_A = nan`` when A earns nothing at any price.
@@ -231,13 +235,16 @@ def first_mover_price(
     check_tie(tie)
     kappa = as_kappa(kappa)
     demand = _check_demand(demand, kappa.shape[0])
-    if isinstance(grid, bool) or not isinstance(grid, (int, np.integer)) or grid < 16:
-        raise ValueError(f"grid must be an int >= 16, got {grid!r}")
+    grid = check_int(grid, "grid", minimum=16)
+    refine = check_bool(refine, "refine")
+    n_starts = check_int(n_starts, "n_starts", minimum=1)
     if p_max is None:
         p_max = demand.default_price_max()
         if p_max is None:
-            raise ValueError("p_max is required for a demand without a default price range")
-    p_max = float(check_positive(as_float_array(p_max, "p_max"), "p_max"))
+            raise ValueError(
+                "p_max is required for a demand without a default price range, got p_max=None"
+            )
+    p_max = check_float(p_max, "p_max", minimum=0.0, min_inclusive=False)
     step = p_max / grid
     # Below the first grid point A's feasible set can be a tiny interval (0, p_sup] (two tasks
     # with r just below s): a log-spaced prefix down to 1e-12 p_max lets the jump bisection find it.

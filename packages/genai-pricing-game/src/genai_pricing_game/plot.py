@@ -6,7 +6,11 @@ blue = first mover shut out, orange / green = it earns on its stronger task at a
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
+
+from ._checks import check_int, describe
 
 __all__ = ["plot_two_task_regions"]
 
@@ -26,6 +30,16 @@ def plot_two_task_regions(region_map=None, *, path=None, ax=None, resolution: in
     Returns:
         the matplotlib Axes. Raises ImportError naming the extra if matplotlib is missing.
     """
+    from .regions import RegionMap, two_task_regions
+
+    if region_map is not None and not isinstance(region_map, RegionMap):
+        raise TypeError(
+            f"region_map must be None or a RegionMap (two_task_region_map's result), got "
+            f"{describe(region_map)}"
+        )
+    if path is not None and not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be None, a str or a path, got {describe(path)}")
+    resolution = check_int(resolution, "resolution", minimum=2)
     try:
         import matplotlib
 
@@ -34,8 +48,9 @@ def plot_two_task_regions(region_map=None, *, path=None, ax=None, resolution: in
         import matplotlib.pyplot as plt
         from matplotlib.colors import ListedColormap
     except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("plotting needs matplotlib: pip install 'genai-pricing-game[plot]'") from exc
-    from .regions import two_task_regions
+        raise ImportError(
+            "plotting needs matplotlib: pip install 'genai-pricing-game[plot]'"
+        ) from exc
 
     g = np.linspace(0.0025, 0.9975, resolution)
     S, R = np.meshgrid(g, g)
@@ -47,8 +62,8 @@ def plot_two_task_regions(region_map=None, *, path=None, ax=None, resolution: in
     ax.imshow(code, origin="lower", extent=(0, 1, 0, 1), cmap=cmap, vmin=0, vmax=2, alpha=0.6)
     ax.plot(g, g, "k-", lw=1, label=r"$r = s$")
     if region_map is not None:
-        Sm, Rm = np.meshgrid(region_map["shares"], region_map["ratios"])
-        pos = region_map["numeric_positive"]
+        Sm, Rm = np.meshgrid(region_map.shares, region_map.ratios)
+        pos = region_map.numeric_positive
         ax.scatter(Sm[pos], Rm[pos], s=3, c="k", label="numeric: A earns")
         ax.scatter(Sm[~pos], Rm[~pos], s=3, c="w", marker="x", label="numeric: A shut out")
     ax.set_xlabel(r"$s = a_1/(a_1+a_2)$ (demand share of B's stronger task)")

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import as_float_array, check_positive, check_tie
+from ._checks import check_int
+from ._validation import broadcast_shape, check_tie, in_range, positive_array, real_array
 
 __all__ = ["expected_prompts", "relative_performance", "is_cost_effective"]
 
 
-def expected_prompts(q, cap: int | None = None):
+def expected_prompts(q, *, cap: int | None = None):
     """Expected number of prompts a user sends before being satisfied (or giving up).
 
     Args:
@@ -24,7 +25,7 @@ def expected_prompts(q, cap: int | None = None):
             given), with independent rounds; or a callable ``q(r)`` giving the success probability of
             round ``r`` (an int array ``1..cap``, returning shape ``(cap, ...)``): a per-round success
             curve, which needs ``cap``.
-        cap: the user gives up after ``cap`` prompts (``None``: never).
+        cap: the user gives up after ``cap`` prompts (an int >= 1; ``None``: never).
 
     Returns:
         ``E[N] = 1/q`` without a cap; ``E[min(N, cap)] = (1 - (1-q)^cap) / q`` with one; for a curve,
@@ -36,27 +37,24 @@ def expected_prompts(q, cap: int | None = None):
     1.5
     """
     if cap is not None:
-        if isinstance(cap, bool) or not isinstance(cap, (int, np.integer)) or cap < 1:
-            raise ValueError(f"cap must be a positive int or None, got {cap!r}")
+        cap = check_int(cap, "cap", minimum=1)
     if callable(q):
         if cap is None:
-            raise ValueError("cap is required when q is a per-round success curve")
-        rounds = np.arange(1, int(cap) + 1)
-        qr = as_float_array(q(rounds), "q(r)")
+            raise ValueError("cap is required when q is a per-round success curve, got cap=None")
+        rounds = np.arange(1, cap + 1)
+        qr = in_range(real_array(q(rounds), "q(r)"), "q(r)", 0.0, 1.0, lo_open=False)
         if qr.shape[:1] != (cap,):
-            raise ValueError(f"q(r) must return shape (cap, ...), got {qr.shape}")
-        if ((qr < 0) | (qr > 1)).any():
-            raise ValueError("q(r) must lie in [0, 1]")
+            raise ValueError(f"q(r) must return shape (cap, ...) = ({cap}, ...), got {qr.shape}")
         # P(N >= r) = prod_{s<r} (1 - q_s)
         survive = np.cumprod(np.concatenate([np.ones_like(qr[:1]), 1 - qr[:-1]]), axis=0)
         out = survive.sum(axis=0)
         return float(out) if out.ndim == 0 else out
-    qa = as_float_array(q, "q")
-    if ((qa < 0) | (qa > 1)).any():
-        raise ValueError("q must lie in [0, 1]")
+    qa = in_range(real_array(q, "q"), "q", 0.0, 1.0, lo_open=False)
     if cap is None:
         if (qa == 0).any():
-            raise ValueError("q must be > 0 without a cap (E[N] is infinite)")
+            raise ValueError(
+                f"q must be > 0 without a cap (E[N] is infinite), got {int((qa == 0).sum())} zero(s)"
+            )
         out = 1.0 / qa
     else:
         safe = np.where(qa > 0, qa, 1.0)
@@ -79,21 +77,13 @@ def relative_performance(qA, qB):
     """
     qa = _success_probability(qA, "qA")
     qb = _success_probability(qB, "qB")
-    try:
-        shape = np.broadcast_shapes(qa.shape, qb.shape)
-    except ValueError:
-        raise ValueError(
-            f"qA and qB must have broadcastable shapes, got {qa.shape} and {qb.shape}"
-        ) from None
+    shape = broadcast_shape(qA=qa, qB=qb)
     out = np.broadcast_to(qb, shape) / qa  # E[N_A]/E[N_B] = (1/qA)/(1/qB)
     return float(out) if out.ndim == 0 else out
 
 
 def _success_probability(q, name: str) -> np.ndarray:
-    arr = as_float_array(q, name)
-    if ((arr <= 0) | (arr > 1)).any():
-        raise ValueError(f"{name} must lie in (0, 1], got values outside it")
-    return arr
+    return in_range(real_array(q, name), name, 0.0, 1.0, lo_open=True)
 
 
 def is_cost_effective(pA, pB, kappa, *, tie: str = "latecomer"):
@@ -111,8 +101,9 @@ def is_cost_effective(pA, pB, kappa, *, tie: str = "latecomer"):
     True
     """
     check_tie(tie)
-    pa = check_positive(as_float_array(pA, "pA"), "pA")
-    pb = check_positive(as_float_array(pB, "pB"), "pB")
-    k = check_positive(as_float_array(kappa, "kappa"), "kappa")
+    pa = positive_array(pA, "pA")
+    pb = positive_array(pB, "pB")
+    k = positive_array(kappa, "kappa")
+    broadcast_shape(pA=pa, pB=pb, kappa=k)
     out = pb <= k * pa if tie == "latecomer" else pb < k * pa
     return bool(out) if out.ndim == 0 else out

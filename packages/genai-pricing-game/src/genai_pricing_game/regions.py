@@ -20,14 +20,16 @@ the latecomer, takes both tasks).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from scipy.special import lambertw
 
-from ._validation import as_float_array, check_positive
+from ._checks import check_float, check_int
+from ._validation import broadcast_shape, check_tie, in_range, positive_array, real_array
 
-__all__ = ["TwoTaskRegion", "two_task_regions", "two_task_region_map"]
+__all__ = ["RegionMap", "TwoTaskRegion", "two_task_region_map", "two_task_regions"]
 
 
 class TwoTaskRegion(NamedTuple):
@@ -63,11 +65,12 @@ def two_task_regions(a1, a2, kappa1, kappa2, b) -> TwoTaskRegion:
     >>> two_task_regions(100, 300, 1.0, 0.5, 1.0).region
     'blue'
     """
-    a1 = check_positive(as_float_array(a1, "a1"), "a1")
-    a2 = check_positive(as_float_array(a2, "a2"), "a2")
-    k1 = check_positive(as_float_array(kappa1, "kappa1"), "kappa1")
-    k2 = check_positive(as_float_array(kappa2, "kappa2"), "kappa2")
-    b = check_positive(as_float_array(b, "b"), "b")
+    a1 = positive_array(a1, "a1")
+    a2 = positive_array(a2, "a2")
+    k1 = positive_array(kappa1, "kappa1")
+    k2 = positive_array(kappa2, "kappa2")
+    b = positive_array(b, "b")
+    broadcast_shape(a1=a1, a2=a2, kappa1=k1, kappa2=k2, b=b)
     a1, a2, k1, k2, b = np.broadcast_arrays(a1, a2, k1, k2, b)
     swap = k2 > k1
     aB, aA = np.where(swap, a2, a1), np.where(swap, a1, a2)  # B's stronger task, A's
@@ -90,7 +93,29 @@ def two_task_regions(a1, a2, kappa1, kappa2, b) -> TwoTaskRegion:
     return TwoTaskRegion(region, p_max, p_opt, rev)
 
 
-def two_task_region_map(shares, ratios, *, n_prices: int = 3000, b: float = 1.0, tie="latecomer"):
+@dataclass(frozen=True)
+class RegionMap:
+    """The numerical region diagram of :func:`two_task_region_map` next to the closed form.
+
+    Grids are ``(len(ratios), len(shares))`` arrays: row ``i`` is ``ratios[i]``, column ``j`` is
+    ``shares[j]``.
+    """
+
+    shares: np.ndarray  #: (n_s,) ``s = a_1/(a_1+a_2)``
+    ratios: np.ndarray  #: (n_r,) ``r = kappa_2/kappa_1``
+    revenue_A: np.ndarray  #: A's best revenue over the price grid
+    p_A: np.ndarray  #: its argmax (NaN where A earns nothing)
+    p_A_sup: np.ndarray  #: the largest grid price at which A earns (NaN where none)
+    price_step: np.ndarray  #: (n_r,) grid spacing per row
+    numeric_positive: np.ndarray  #: ``revenue_A > 0``
+    region: np.ndarray  #: the closed form's "blue" / "orange" / "green"
+    closed_p_A_max: np.ndarray  #: the closed form's sup of earning prices
+    closed_revenue_A: np.ndarray  #: the closed form's optimal revenue
+
+
+def two_task_region_map(
+    shares, ratios, *, n_prices: int = 3000, b: float = 1.0, tie: str = "latecomer"
+) -> RegionMap:
     """Numerical region diagram: solve the game on a grid of (share, similarity) cells.
 
     For every cell ``(s, r)`` (``a = (s, 1-s)``, ``kappa = (1, r)``) B's best response is computed at
@@ -100,12 +125,13 @@ def two_task_region_map(shares, ratios, *, n_prices: int = 3000, b: float = 1.0,
     Args:
         shares: 1-d array of ``s = a_1/(a_1+a_2)`` in (0, 1).
         ratios: 1-d array of ``r = kappa_2/kappa_1`` in (0, 1].
-        n_prices: first-mover prices per cell.
-        b: price sensitivity.
+        n_prices: first-mover prices per cell (>= 2).
+        b: price sensitivity (> 0).
+        tie: see :func:`~genai_pricing_game.best_response`.
 
     Returns:
-        dict of ``(len(ratios), len(shares))`` arrays: ``revenue_A`` (best over the grid),
-        ``p_A`` (its argmax), ``p_A_sup`` (largest grid price at which A earns),
+        :class:`RegionMap` of ``(len(ratios), len(shares))`` arrays: ``revenue_A`` (best over the
+        grid), ``p_A`` (its argmax), ``p_A_sup`` (largest grid price at which A earns),
         ``numeric_positive`` (``revenue_A > 0``), and the closed form's ``region``,
         ``closed_p_A_max`` and ``closed_revenue_A``; ``price_step`` ``(len(ratios),)`` is the
         grid spacing per row; ``shares`` and ``ratios`` echo the inputs.
@@ -113,14 +139,15 @@ def two_task_region_map(shares, ratios, *, n_prices: int = 3000, b: float = 1.0,
     from .demand import ExponentialDemand
     from .game import simulate_market
 
-    s = as_float_array(shares, "shares", ndim=1)
-    r = as_float_array(ratios, "ratios", ndim=1)
+    s = real_array(shares, "shares", ndim=1)
     if ((s <= 0) | (s >= 1)).any():
-        raise ValueError("shares must lie in (0, 1)")
-    if ((r <= 0) | (r > 1)).any():
-        raise ValueError("ratios must lie in (0, 1]")
-    if not isinstance(n_prices, (int, np.integer)) or n_prices < 2:
-        raise ValueError(f"n_prices must be an int >= 2, got {n_prices!r}")
+        raise ValueError(
+            f"shares must lie in (0, 1), got values in [{float(s.min())!r}, {float(s.max())!r}]"
+        )
+    r = in_range(real_array(ratios, "ratios", ndim=1), "ratios", 0.0, 1.0, lo_open=True)
+    n_prices = check_int(n_prices, "n_prices", minimum=2)
+    b = check_float(b, "b", minimum=0.0, min_inclusive=False)
+    tie = check_tie(tie)
     rev = np.zeros((r.size, s.size))
     parg = np.full((r.size, s.size), np.nan)
     psup = np.full((r.size, s.size), np.nan)
@@ -135,15 +162,15 @@ def two_task_region_map(shares, ratios, *, n_prices: int = 3000, b: float = 1.0,
                 psup[i, j] = prices[np.flatnonzero(out.revenue_A > 0)[-1]]
     S, R = np.meshgrid(s, r)
     closed = two_task_regions(S, 1 - S, 1.0, R, b)
-    return {
-        "shares": s,
-        "ratios": r,
-        "revenue_A": rev,
-        "p_A": parg,
-        "p_A_sup": psup,
-        "price_step": 2.0 / (b * r) / n_prices,
-        "numeric_positive": rev > 0,
-        "region": closed.region,
-        "closed_p_A_max": closed.p_A_max,
-        "closed_revenue_A": closed.revenue_A,
-    }
+    return RegionMap(
+        shares=s,
+        ratios=r,
+        revenue_A=rev,
+        p_A=parg,
+        p_A_sup=psup,
+        price_step=2.0 / (b * r) / n_prices,
+        numeric_positive=rev > 0,
+        region=closed.region,
+        closed_p_A_max=closed.p_A_max,
+        closed_revenue_A=closed.revenue_A,
+    )
