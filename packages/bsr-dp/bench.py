@@ -15,13 +15,8 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-import numpy as np  # noqa: E402
 import scipy.linalg  # noqa: E402
 from bsr_dp import (  # noqa: E402
     bsr_coefs,
@@ -31,79 +26,76 @@ from bsr_dp import (  # noqa: E402
     workload_momentum,
 )
 
-
-def _ms(fn, *args, repeat=3, **kwargs):
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn(*args, **kwargs)
-        best = min(best, time.perf_counter() - t)
-    return best * 1e3
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms  # noqa: E402
 
 
-def _fmt(x):
-    return "-" if x is None else f"{x:.0f}x"
+def _ms(fn, repeat):
+    return timeit_ms(fn, repeat=repeat, warmup=0).best_ms
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("bench.json"))
-    args = parser.parse_args(argv)
+def _round(x, digits):
+    return None if x is None else round(x, digits)
+
+
+def run(args) -> Table:
     sizes = [200, 1000] if args.quick else [500, 2000, 10000, 100000]
     beta, alpha = 0.9, 0.9999
-    rows = []
+    table = Table(
+        [
+            "config",
+            "bsr_closed_form_ms",
+            "full_root_closed_form_ms",
+            "recursion_ms",
+            "scipy_sqrtm_ms",
+            "banded_opt_ms",
+            "recursion/closed",
+            "sqrtm/closed",
+            "banded_opt/bsr",
+        ],
+        notes=f"{RATIO_NOTE}; recursion and sqrtm compute the full root (compared with the "
+        "full-root closed form), the optimiser a p=b band",
+    )
     for n in sizes:
         b = max(n // 10, 1)
-        t_ours = _ms(bsr_coefs, n, b, beta, alpha, repeat=5)
-        t_full = _ms(bsr_coefs, n, n, beta, alpha, repeat=5)
-        a = workload_momentum(n, beta, alpha)
-        t_rec = _ms(sqrt_toeplitz_coefs, a, repeat=1) if n <= 10000 else None
-        t_sqrtm = _ms(scipy.linalg.sqrtm, toeplitz_matrix(a), repeat=1) if n <= 1000 else None
+        t_ours = _ms(lambda n=n, b=b: bsr_coefs(n, b, momentum=beta, weight_decay=alpha), 5)
+        t_full = _ms(lambda n=n: bsr_coefs(n, n, momentum=beta, weight_decay=alpha), 5)
+        a = workload_momentum(n, momentum=beta, weight_decay=alpha)
+        t_rec = _ms(lambda a=a: sqrt_toeplitz_coefs(a), 1) if n <= 10000 else None
+        A = toeplitz_matrix(a) if n <= 1000 else None
+        t_sqrtm = _ms(lambda A=A: scipy.linalg.sqrtm(A), 1) if A is not None else None
         t_opt = (
-            _ms(optimize_banded_toeplitz, n, b, b, momentum=beta, weight_decay=alpha, repeat=1)
+            _ms(
+                lambda n=n, b=b: optimize_banded_toeplitz(
+                    n, b, b, momentum=beta, weight_decay=alpha
+                ),
+                1,
+            )
             if n <= 10000
             else None
         )
-        rows.append(
-            [
-                f"n={n}, p=b={b}",
-                round(t_ours, 4),
-                round(t_full, 4),
-                None if t_rec is None else round(t_rec, 2),
-                None if t_sqrtm is None else round(t_sqrtm, 2),
-                None if t_opt is None else round(t_opt, 2),
-                _fmt(None if t_rec is None else t_rec / t_full),
-                _fmt(None if t_sqrtm is None else t_sqrtm / t_full),
-                _fmt(None if t_opt is None else t_opt / t_ours),
-            ]
+        table.add(
+            f"n={n}, p=b={b}",
+            round(t_ours, 4),
+            round(t_full, 4),
+            _round(t_rec, 2),
+            _round(t_sqrtm, 2),
+            _round(t_opt, 2),
+            "-" if t_rec is None else ratio(t_rec, t_full, digits=0),
+            "-" if t_sqrtm is None else ratio(t_sqrtm, t_full, digits=0),
+            "-" if t_opt is None else ratio(t_opt, t_ours, digits=0),
         )
-    columns = [
-        "config",
-        "bsr_closed_form_ms",
-        "full_root_closed_form_ms",
-        "recursion_ms",
-        "scipy_sqrtm_ms",
-        "banded_opt_ms",
-        "recursion/closed",
-        "sqrtm/closed",
-        "banded_opt/bsr",
-    ]
-    print(" | ".join(columns))
-    for r in rows:
-        print(" | ".join("-" if v is None else str(v) for v in r))
-    result = {
-        "package": "bsr-dp",
-        "title": "time to build the strategy, ms (beta=0.9, alpha=0.9999)",
-        "machine": f"{os.cpu_count()}-core {platform.machine()} CPU",
-        "columns": columns,
-        "rows": rows,
-        "notes": "ratio = baseline / ours, >1 means BSR's closed form is faster; recursion and sqrtm "
-        "compute the full root (compared with the full-root closed form), the optimiser a p=b band",
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(
+        "bsr-dp",
+        run,
+        argv,
+        title="time to build the strategy, ms (beta=0.9, alpha=0.9999)",
+        doc=__doc__,
+        default_json=Path(__file__).with_name("bench.json"),
+    )
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ def dense_workload(n, beta, alpha):
 def test_workload_matches_simulated_optimizer(beta, alpha):
     n = 30
     np.testing.assert_allclose(
-        toeplitz_matrix(workload_momentum(n, beta, alpha)),
+        toeplitz_matrix(workload_momentum(n, momentum=beta, weight_decay=alpha)),
         dense_workload(n, beta, alpha),
         rtol=1e-13,
         atol=1e-13,
@@ -41,8 +41,8 @@ def test_workload_matches_simulated_optimizer(beta, alpha):
 @pytest.mark.parametrize(("beta", "alpha"), SETTINGS)
 def test_closed_form_is_the_principal_square_root(beta, alpha):
     n = 64
-    A = toeplitz_matrix(workload_momentum(n, beta, alpha))
-    C = toeplitz_matrix(bsr_coefs(n, n, beta, alpha))
+    A = toeplitz_matrix(workload_momentum(n, momentum=beta, weight_decay=alpha))
+    C = toeplitz_matrix(bsr_coefs(n, n, momentum=beta, weight_decay=alpha))
     np.testing.assert_allclose(C @ C, A, rtol=1e-12, atol=1e-12 * np.abs(A).max())
     root = scipy.linalg.sqrtm(A).real
     np.testing.assert_allclose(C, root, atol=1e-9 * np.abs(root).max())
@@ -52,8 +52,8 @@ def test_closed_form_is_the_principal_square_root(beta, alpha):
 def test_closed_form_equals_recursion(beta, alpha):
     n = 200
     np.testing.assert_allclose(
-        bsr_coefs(n, n, beta, alpha),
-        sqrt_toeplitz_coefs(workload_momentum(n, beta, alpha)),
+        bsr_coefs(n, n, momentum=beta, weight_decay=alpha),
+        sqrt_toeplitz_coefs(workload_momentum(n, momentum=beta, weight_decay=alpha)),
         rtol=1e-11,
         atol=1e-14,
     )
@@ -67,31 +67,34 @@ def test_prefix_sum_root_is_central_binomial():
 
 
 def test_banding_truncates_and_fft_path_agrees():
-    full = bsr_coefs(5000, 5000, 0.9, 0.999)  # FFT convolution path (p > 2048)
-    direct = sqrt_toeplitz_coefs(workload_momentum(3000, 0.9, 0.999))
+    full = bsr_coefs(
+        5000, 5000, momentum=0.9, weight_decay=0.999
+    )  # FFT convolution path (p > 2048)
+    direct = sqrt_toeplitz_coefs(workload_momentum(3000, momentum=0.9, weight_decay=0.999))
     np.testing.assert_allclose(full[:3000], direct, rtol=1e-9, atol=1e-12)
     np.testing.assert_array_equal(
-        bsr_coefs(5000, 7, 0.9, 0.999), bsr_coefs(5000, 2000, 0.9, 0.999)[:7]
+        bsr_coefs(5000, 7, momentum=0.9, weight_decay=0.999),
+        bsr_coefs(5000, 2000, momentum=0.9, weight_decay=0.999)[:7],
     )
     assert bsr_coefs(10, 50).shape == (10,)
 
 
 def test_inverse_and_B_is_toeplitz():
     n, p = 40, 5
-    c = bsr_coefs(n, p, 0.9)
+    c = bsr_coefs(n, p, momentum=0.9)
     C = toeplitz_matrix(c, n)
     np.testing.assert_allclose(
         toeplitz_matrix(inverse_toeplitz_coefs(c, n)), np.linalg.inv(C), atol=1e-10
     )
-    A = toeplitz_matrix(workload_momentum(n, 0.9))
+    A = toeplitz_matrix(workload_momentum(n, momentum=0.9))
     B = A @ np.linalg.inv(C)
     np.testing.assert_allclose(B, toeplitz_matrix(B[:, 0]), atol=1e-9)  # lower-triangular Toeplitz
     np.testing.assert_allclose(
-        per_step_error(c, workload_momentum(n, 0.9)), (B**2).sum(1), rtol=1e-10
+        per_step_error(c, workload_momentum(n, momentum=0.9)), (B**2).sum(1), rtol=1e-10
     )
 
 
 def test_bsr_is_nonnegative_nonincreasing():
     for beta, alpha in SETTINGS:
-        c = bsr_coefs(500, 500, beta, alpha)
+        c = bsr_coefs(500, 500, momentum=beta, weight_decay=alpha)
         assert np.all(c > 0) and np.all(np.diff(c) <= 0)

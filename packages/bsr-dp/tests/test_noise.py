@@ -9,7 +9,7 @@ from bsr_dp import CorrelatedNoise, bsr_coefs, toeplitz_matrix
 @pytest.mark.parametrize("p", [1, 2, 7, 50])
 def test_streaming_equals_dense_solve(p):
     n, shape, sigma = 50, (3, 2), 1.7
-    c = bsr_coefs(n, p, 0.9, 0.999)
+    c = bsr_coefs(n, p, momentum=0.9, weight_decay=0.999)
     U = CorrelatedNoise(c, shape, sigma=sigma, rng=123).sample(n)  # (n, 3, 2)
     rng = np.random.default_rng(123)
     Z = np.stack([sigma * rng.standard_normal(shape) for _ in range(n)]).reshape(n, -1)

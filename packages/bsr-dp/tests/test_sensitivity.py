@@ -9,7 +9,7 @@ from bsr_dp import brute_force_sensitivity, bsr_coefs, minsep_sensitivity, toepl
 @pytest.mark.parametrize(("beta", "alpha"), [(0.0, 1.0), (0.9, 1.0), (0.9, 0.95)])
 def test_formula_equals_brute_force(p, beta, alpha):
     n, b = 12, 3
-    c = bsr_coefs(n, p, beta, alpha)
+    c = bsr_coefs(n, p, momentum=beta, weight_decay=alpha)
     brute = brute_force_sensitivity(toeplitz_matrix(c, n), b)
     assert minsep_sensitivity(c, n, b) == pytest.approx(brute, rel=1e-12)
 
@@ -17,9 +17,9 @@ def test_formula_equals_brute_force(p, beta, alpha):
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_max_participations(k):
     n, b = 13, 4
-    c = bsr_coefs(n, 6, 0.9)
-    assert minsep_sensitivity(c, n, b, k) == pytest.approx(
-        brute_force_sensitivity(toeplitz_matrix(c, n), b, k), rel=1e-12
+    c = bsr_coefs(n, 6, momentum=0.9)
+    assert minsep_sensitivity(c, n, b, max_participations=k) == pytest.approx(
+        brute_force_sensitivity(toeplitz_matrix(c, n), b, max_participations=k), rel=1e-12
     )
 
 

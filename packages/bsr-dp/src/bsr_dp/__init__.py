@@ -10,7 +10,7 @@ optimizer, is imported lazily and needs the ``bsr-dp[torch]`` extra.
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
-from .baselines import aof, dpsgd_coefs, matrix_se, optimize_banded_toeplitz
+from .baselines import DenseErrors, aof, dpsgd_coefs, matrix_se, optimize_banded_toeplitz
 from .functional import (
     brute_force_sensitivity,
     bsr_coefs,
@@ -34,6 +34,7 @@ except PackageNotFoundError:  # running from a source tree
 # `from bsr_dp import *` never imports torch.
 __all__ = [
     "CorrelatedNoise",
+    "DenseErrors",
     "__version__",
     "aof",
     "brute_force_sensitivity",

@@ -9,13 +9,27 @@ Here it is a scipy L-BFGS-B run with an analytic gradient (no JAX).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import scipy.linalg
 from scipy import optimize, signal
 
-from ._validate import check_coefs, check_int, check_optional_int
+from ._checks import check_float, check_option
+from ._validation import check_coefs, check_optional_int, check_positive_int, check_square
 from .functional import _participations, _shifted_sum, bsr_coefs, workload_momentum
 
-__all__ = ["aof", "dpsgd_coefs", "matrix_se", "optimize_banded_toeplitz"]
+__all__ = ["DenseErrors", "aof", "dpsgd_coefs", "matrix_se", "optimize_banded_toeplitz"]
+
+
+def _workload(n, momentum, weight_decay, workload_coefs, *, first_positive=False) -> np.ndarray:
+    """(n,) the workload's first column: explicit ``workload_coefs`` or the momentum workload."""
+    if workload_coefs is None:
+        return workload_momentum(n, momentum=momentum, weight_decay=weight_decay)
+    a = check_coefs(workload_coefs, "workload_coefs", first_positive=first_positive)
+    if a.size != n:
+        raise ValueError(f"workload_coefs must have length n={n}, got {a.size}")
+    return a
 
 
 def dpsgd_coefs() -> np.ndarray:
@@ -46,8 +60,8 @@ def optimize_banded_toeplitz(
     n,
     bands,
     min_sep,
-    objective="mean",
     *,
+    objective="mean",
     max_participations=None,
     momentum=0.0,
     weight_decay=1.0,
@@ -79,22 +93,17 @@ def optimize_banded_toeplitz(
     Returns:
         (p,) float64 coefficients with ``c[0] == 1``.
     """
-    n = check_int(n, "n")
-    p = min(check_int(bands, "bands"), n)
-    min_sep = check_int(min_sep, "min_sep")
+    n = check_positive_int(n, "n")
+    p = min(check_positive_int(bands, "bands"), n)
+    min_sep = check_positive_int(min_sep, "min_sep")
     max_participations = check_optional_int(max_participations, "max_participations")
-    maxiter = check_int(maxiter, "maxiter")
-    if objective not in ("mean", "max"):
-        raise ValueError(f"objective must be 'mean' or 'max', got {objective!r}")
-    if workload_coefs is None:
-        a = workload_momentum(n, momentum, weight_decay)
-    else:
-        a = check_coefs(workload_coefs, "workload_coefs", first_positive=False)
-        if a.size != n:
-            raise ValueError(f"workload_coefs must have length n={n}, got {a.size}")
+    check_option(objective, "objective", ("mean", "max"))
+    maxiter = check_positive_int(maxiter, "maxiter")
+    tol = check_float(tol, "tol", minimum=0.0)
+    a = _workload(n, momentum, weight_decay, workload_coefs)
     if init is None:
         if workload_coefs is None:
-            c0 = bsr_coefs(n, p, momentum, weight_decay)
+            c0 = bsr_coefs(n, p, momentum=momentum, weight_decay=weight_decay)
         else:
             from .functional import sqrt_toeplitz_coefs
 
@@ -153,67 +162,143 @@ def optimize_banded_toeplitz(
     return np.concatenate([[1.0], np.cumprod(res.x)])
 
 
-def aof(n, min_sep, *, momentum=0.0, weight_decay=1.0, workload_coefs=None, maxiter=2000, tol=1e-9):
+# ------------------------------------------------------------------------------ dense AOF
+_CONSTRAINTS = ("sum", "unit")
+
+
+def aof(
+    n,
+    min_sep,
+    *,
+    momentum=0.0,
+    weight_decay=1.0,
+    workload_coefs=None,
+    constraint="sum",
+    maxiter=5000,
+    tol=1e-8,
+):
     """Approximately optimal dense factorization (AOF) for k = n / b epochs in a fixed order.
 
     The expensive baseline BSR replaces (Choquette-Choo et al., "Multi-Epoch Matrix Factorization
-    Mechanisms for Private Machine Learning", ICML 2023; used as AOF in the BSR paper, Sec. 5):
-    minimise ``||A C^{-1}||_F^2 = tr(A^T A X^{-1})`` over ``X = C^T C`` with ``X_jj = 1`` and
-    ``X_jl = 0`` whenever ``j != l`` and ``j = l (mod b)`` (two steps of the same example), which
-    makes ``sens(C) = sqrt(k)`` for the participation pattern {i, i + b, i + 2b, ...}. Solved by
-    L-BFGS on the free entries of X with a positive-definiteness-preserving backtracking line
-    search; O(n^3) per iteration, so it is limited to n <= 1024.
+    Mechanisms for Private Machine Learning", ICML 2023; used as AOF in the BSR paper, Sec. 5).
+    Example i takes part in steps ``i, i + b, ..., i + (k-1) b``. Over the Gram matrix
+    ``X = C^T C`` it minimises ``||A C^{-1}||_F^2 = tr(A^T A X^{-1})`` subject to
+
+    * ``X_jl = 0`` for ``j != l`` with ``j = l (mod b)`` (one example's steps are orthogonal), and
+    * ``constraint="sum"`` (default): each example's diagonal entries sum to k,
+      ``sum_{j = i (mod b)} X_jj = k``. This is the whole feasible set of the fixed-epoch
+      sensitivity ``sens(C)^2 = max_i sum_{j = i (mod b)} X_jj = k`` (so ``sens(C) = sqrt(k)``),
+      the problem jax-privacy's ``dense.optimize(n, epochs=k)`` solves.
+    * ``constraint="unit"``: ``X_jj = 1`` for every j, a strict subset of the above (the
+      bsr-dp 0.1 baseline, kept for comparison): feasible, but its optimum is worse.
+
+    The problem is convex in X. It is solved by L-BFGS on the free entries of X (the gradient is
+    projected so that the per-example diagonal sums stay k) with a positive-definiteness-keeping
+    backtracking line search, and stopped by a Lagrange-duality certificate: with
+    ``Lambda`` the multiplier matrix (``X^{-1} A^T A X^{-1}`` restricted to the constrained
+    entries), every ``Lambda >= 0`` gives the lower bound
+    ``tr((A Lambda A^T)^{1/2})^2 / tr(Lambda)`` on the optimum; iteration stops when the objective
+    is within a factor ``1 + tol`` of it. O(n^3) per iteration, so n <= 1024.
 
     Args:
         n: number of steps, a multiple of min_sep.
         min_sep: b, steps per epoch.
         momentum, weight_decay, workload_coefs: the workload, as in `optimize_banded_toeplitz`.
-        maxiter: L-BFGS iterations; tol: stop when the relative decrease falls below it.
+        constraint: ``"sum"`` (the fixed-epoch sensitivity, default) or ``"unit"`` (``X_jj = 1``).
+        maxiter: most L-BFGS iterations.
+        tol: relative duality gap at which to stop.
 
     Returns:
-        (n, n) lower-triangular C with ``C^T C = X`` (sensitivity ``sqrt(n // min_sep)``).
+        (n, n) lower-triangular C with ``C^T C = X`` (sensitivity ``sqrt(n // min_sep)`` under the
+        fixed epoch order).
     """
-    n = check_int(n, "n")
-    min_sep = check_int(min_sep, "min_sep")
-    maxiter = check_int(maxiter, "maxiter")
+    n = check_positive_int(n, "n")
+    min_sep = check_positive_int(min_sep, "min_sep")
+    check_option(constraint, "constraint", _CONSTRAINTS)
+    maxiter = check_positive_int(maxiter, "maxiter")
+    tol = check_float(tol, "tol", minimum=0.0)
     if n > 1024:
-        raise ValueError(f"n={n} is too large for the dense AOF baseline (n <= 1024)")
+        raise ValueError(f"n must be <= 1024 for the dense AOF baseline, got {n}")
     if n % min_sep:
         raise ValueError(f"n={n} must be a multiple of min_sep={min_sep} (fixed epoch order)")
-    if workload_coefs is None:
-        a = workload_momentum(n, momentum, weight_decay)
-    else:
-        a = check_coefs(workload_coefs, "workload_coefs", first_positive=False)
-        if a.size != n:
-            raise ValueError(f"workload_coefs must have length n={n}, got {a.size}")
+    a = _workload(n, momentum, weight_decay, workload_coefs, first_positive=True)
     i, j = np.indices((n, n))
     A = np.where(i >= j, a[np.clip(i - j, 0, n - 1)], 0.0)
-    G = A.T @ A  # (n, n)
-    free = (i > j) & ((i - j) % min_sep != 0)  # lower-triangular entries X may change
-    rows, cols = np.nonzero(free)
+    X = _aof_solve(A, min_sep, constraint, maxiter, tol).X
+    return _lower_factor(X)
 
-    def to_x(v):
-        X = np.eye(n)
-        X[rows, cols] = v
-        X[cols, rows] = v
+
+class _AOFSolution(NamedTuple):
+    X: np.ndarray  # (n, n) Gram matrix C^T C
+    objective: float  # tr(A^T A X^{-1})
+    lower_bound: float  # Lagrange dual bound on the optimal objective
+    iterations: int
+
+
+def _structure(n: int, b: int):
+    """Index sets of the fixed-epoch problem: free lower entries, orthogonal pairs, classes."""
+    i, j = np.indices((n, n))
+    same = (i - j) % b == 0
+    free = (i > j) & ~same  # entries of X the optimiser may change
+    orth = (i != j) & same  # entries held at 0 (two steps of one example)
+    return np.nonzero(free), orth, np.arange(n) % b
+
+
+def _class_mean(v: np.ndarray, cls: np.ndarray, b: int) -> np.ndarray:
+    return (np.bincount(cls, v, minlength=b) / np.bincount(cls, minlength=b))[cls]
+
+
+def _dual_bound(A: np.ndarray, M: np.ndarray, b: int, constraint: str) -> float:
+    """Lagrange lower bound on min tr(A^T A X^{-1}) from the multiplier guess M = X^{-1} G X^{-1}.
+
+    The Lagrangian's infimum over X > 0 is ``2 tr((A L A^T)^{1/2}) - tr(L)`` for a multiplier
+    matrix L >= 0 that is zero on the free entries and, for ``"sum"``, constant on the diagonal
+    of each example; maximising over the scale of L gives ``tr((A L A^T)^{1/2})^2 / tr(L)``.
+    Returns 0.0 (a trivial bound) when L is not positive semi-definite.
+    """
+    n = A.shape[0]
+    (rows, cols), orth, cls = _structure(n, b)
+    L = np.where(orth, M, 0.0)
+    diag = np.diag(M)
+    L[np.diag_indices(n)] = _class_mean(diag, cls, b) if constraint == "sum" else diag
+    if np.linalg.eigvalsh(L)[0] < 0:
+        return 0.0
+    root = np.sum(np.sqrt(np.clip(np.linalg.eigvalsh(A @ L @ A.T), 0.0, None)))
+    return float(root * root / np.trace(L))
+
+
+def _aof_solve(A: np.ndarray, b: int, constraint: str, maxiter: int, tol: float) -> _AOFSolution:
+    """L-BFGS on the free entries of X (see `aof`); starts at X = I, which is feasible for both."""
+    n = A.shape[0]
+    (rows, cols), _, cls = _structure(n, b)
+    nv = rows.size
+
+    def to_x(z):
+        X = np.diag(z[nv:])
+        X[rows, cols] = z[:nv]
+        X[cols, rows] = z[:nv]
         return X
 
-    def f_and_grad(v):
-        X = to_x(v)
+    def f_and_grad(z):
+        X = to_x(z)
         try:
-            L = np.linalg.cholesky(X)
+            factor = scipy.linalg.cho_factor(X, lower=True, check_finite=False)
         except np.linalg.LinAlgError:
-            return np.inf, None
-        Linv = np.linalg.inv(L)  # X^{-1} = Linv^T Linv
-        Xinv = Linv.T @ Linv
-        M = Xinv @ G @ Xinv  # -d/dX tr(G X^{-1})
-        return float(np.sum(G * Xinv)), -2.0 * M[rows, cols]  # symmetric pair -> factor 2
+            return np.inf, None, None
+        W = scipy.linalg.cho_solve(factor, A.T, check_finite=False).T  # A X^{-1}
+        M = W.T @ W  # X^{-1} A^T A X^{-1} = -d tr(A^T A X^{-1}) / dX
+        gd = -np.diag(M)
+        # keep each example's diagonal sum fixed (sum) or every diagonal entry fixed (unit)
+        gd = gd - _class_mean(gd, cls, b) if constraint == "sum" else np.zeros(n)
+        return float(np.sum(W * A)), np.concatenate([-2.0 * M[rows, cols], gd]), M
 
-    v = np.zeros(rows.size)
-    f, g = f_and_grad(v)
+    z = np.concatenate([np.zeros(nv), np.ones(n)])
+    f, g, M = f_and_grad(z)
+    bound = 0.0
     s_hist: list[np.ndarray] = []
     y_hist: list[np.ndarray] = []
-    for _ in range(maxiter):
+    it = 0
+    for it in range(1, maxiter + 1):
         # L-BFGS two-loop recursion
         q = g.copy()
         alphas = []
@@ -237,25 +322,25 @@ def aof(n, min_sep, *, momentum=0.0, weight_decay=1.0, workload_coefs=None, maxi
             d = -g / max(np.linalg.norm(g), 1e-300)
         step = 1.0
         while True:
-            f_new, g_new = f_and_grad(v + step * d)
+            f_new, g_new, M_new = f_and_grad(z + step * d)
             if f_new <= f + 1e-4 * step * (g @ d):
                 break
             step *= 0.5
-            if step < 1e-12:
-                return _lower_factor(to_x(v))
-        v_new = v + step * d
-        s, y = v_new - v, g_new - g
+            if step < 1e-14:  # no further progress at machine precision
+                return _AOFSolution(to_x(z), f, _dual_bound(A, M, b, constraint), it)
+        s, y = step * d, g_new - g
         if s @ y > 1e-12 * (y @ y):
             s_hist.append(s)
             y_hist.append(y)
-            if len(s_hist) > 20:
+            if len(s_hist) > 30:
                 s_hist.pop(0)
                 y_hist.pop(0)
-        converged = f - f_new <= tol * abs(f)
-        v, f, g = v_new, f_new, g_new
-        if converged:
-            break
-    return _lower_factor(to_x(v))
+        z, f, g, M = z + s, f_new, g_new, M_new
+        if it % 10 == 0:
+            bound = _dual_bound(A, M, b, constraint)
+            if bound > 0 and f <= bound * (1.0 + tol):
+                break
+    return _AOFSolution(to_x(z), f, bound, it)
 
 
 def _lower_factor(X):
@@ -264,8 +349,37 @@ def _lower_factor(X):
     return np.ascontiguousarray(L.T[::-1, ::-1])
 
 
-def matrix_se(C, A, sensitivity):
-    """(MaxSE, MeanSE) of a dense factorization ``A = B C`` with the given sensitivity of C."""
-    B = np.linalg.solve(C.T, A.T).T  # A C^{-1}
+class DenseErrors(NamedTuple):
+    """MaxSE and MeanSE of a dense factorization (per unit noise multiplier)."""
+
+    max_se: float
+    mean_se: float
+
+
+def matrix_se(C, A, sensitivity) -> DenseErrors:
+    """(MaxSE, MeanSE) of a dense factorization ``A = B C`` with the given sensitivity of C.
+
+    Args:
+        C: (n, n) invertible strategy matrix. A: (n, n) workload matrix.
+        sensitivity: sens(C) > 0 for the participation pattern at hand (e.g. ``sqrt(k)`` for `aof`).
+
+    Returns:
+        ``DenseErrors(max_se, mean_se)`` with ``B = A C^{-1}``:
+        ``max_se = sens * max_i ||B_i||``, ``mean_se = sens * ||B||_F / sqrt(n)``.
+
+    >>> matrix_se(np.eye(2), np.tri(2), 1.0)
+    DenseErrors(max_se=1.4142135623730951, mean_se=1.224744871391589)
+    """
+    C = check_square(C, "C")
+    A = check_square(A, "A")
+    if A.shape != C.shape:
+        raise ValueError(f"A must have the shape of C {C.shape}, got shape {A.shape}")
+    sensitivity = check_float(sensitivity, "sensitivity", minimum=0.0, min_inclusive=False)
+    try:
+        B = np.linalg.solve(C.T, A.T).T  # A C^{-1}
+    except np.linalg.LinAlgError:
+        raise ValueError("C must be invertible, got a singular matrix") from None
     rows = np.sum(B * B, axis=1)
-    return float(sensitivity * np.sqrt(rows.max())), float(sensitivity * np.sqrt(rows.mean()))
+    return DenseErrors(
+        float(sensitivity * np.sqrt(rows.max())), float(sensitivity * np.sqrt(rows.mean()))
+    )

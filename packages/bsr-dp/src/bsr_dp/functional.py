@@ -20,7 +20,13 @@ import warnings
 import numpy as np
 from scipy import signal
 
-from ._validate import check_coefs, check_int, check_momentum, check_optional_int, check_square
+from ._validation import (
+    check_coefs,
+    check_momentum,
+    check_optional_int,
+    check_positive_int,
+    check_square,
+)
 
 __all__ = [
     "workload_momentum",
@@ -37,7 +43,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------- workloads
-def workload_momentum(n, momentum=0.0, weight_decay=1.0) -> np.ndarray:
+def workload_momentum(n, *, momentum=0.0, weight_decay=1.0) -> np.ndarray:
     """First column of the workload of SGD with momentum and weight decay (paper Sec. 3.2).
 
     With ``m_t = beta m_{t-1} + g_t`` and ``theta_t = alpha theta_{t-1} - lr m_t`` the iterates are
@@ -56,7 +62,7 @@ def workload_momentum(n, momentum=0.0, weight_decay=1.0) -> np.ndarray:
     >>> workload_momentum(4, momentum=0.5)
     array([1.   , 1.5  , 1.75 , 1.875])
     """
-    n = check_int(n, "n")
+    n = check_positive_int(n, "n")
     beta, alpha = check_momentum(momentum, weight_decay)
     k = np.arange(n)
     # a_k = alpha a_{k-1} + beta^k: a first-order recursion, run by lfilter in C
@@ -66,7 +72,7 @@ def workload_momentum(n, momentum=0.0, weight_decay=1.0) -> np.ndarray:
 def toeplitz_matrix(coefs, n=None) -> np.ndarray:
     """Dense (n, n) lower-triangular Toeplitz matrix with first column ``coefs`` (zero-padded)."""
     c = check_coefs(coefs, "coefs", first_positive=False)
-    n = c.size if n is None else check_int(n, "n")
+    n = c.size if n is None else check_positive_int(n, "n")
     col = np.zeros(n)
     m = min(n, c.size)
     col[:m] = c[:m]
@@ -96,7 +102,7 @@ def sqrt_toeplitz_coefs(a) -> np.ndarray:
 def inverse_toeplitz_coefs(coefs, n=None) -> np.ndarray:
     """First column of the inverse of a lower-triangular Toeplitz matrix (O(n * len(coefs)))."""
     c = check_coefs(coefs, "coefs")
-    n = c.size if n is None else check_int(n, "n")
+    n = c.size if n is None else check_positive_int(n, "n")
     impulse = np.zeros(n)
     impulse[0] = 1.0
     return signal.lfilter([1.0], c[:n], impulse)
@@ -108,7 +114,7 @@ def _r(m: int) -> np.ndarray:
     return np.concatenate([[1.0], np.cumprod((2.0 * j - 1.0) / (2.0 * j))])
 
 
-def bsr_coefs(n, bandwidth, momentum=0.0, weight_decay=1.0) -> np.ndarray:
+def bsr_coefs(n, bandwidth, *, momentum=0.0, weight_decay=1.0) -> np.ndarray:
     """Banded square root of the momentum/weight-decay workload, closed form (Theorem 1).
 
     ``A = (I - alpha S)^{-1} (I - beta S)^{-1}`` with S the down-shift, so
@@ -130,8 +136,8 @@ def bsr_coefs(n, bandwidth, momentum=0.0, weight_decay=1.0) -> np.ndarray:
     >>> bsr_coefs(10, 3)
     array([1.   , 0.5  , 0.375])
     """
-    n = check_int(n, "n")
-    p = min(check_int(bandwidth, "bandwidth"), n)
+    n = check_positive_int(n, "n")
+    p = min(check_positive_int(bandwidth, "bandwidth"), n)
     beta, alpha = check_momentum(momentum, weight_decay)
     r = _r(p)
     j = np.arange(p)
@@ -162,7 +168,7 @@ def _shifted_sum(c: np.ndarray, n: int, min_sep: int, k: int) -> np.ndarray:
     return s
 
 
-def minsep_sensitivity(c, n, min_sep, max_participations=None) -> float:
+def minsep_sensitivity(c, n, min_sep, *, max_participations=None) -> float:
     """L2 sensitivity of a lower-triangular Toeplitz strategy under b-min-separated participation.
 
     Each example participates at most k times (default and cap ``ceil(n / b)``), any two
@@ -185,8 +191,8 @@ def minsep_sensitivity(c, n, min_sep, max_participations=None) -> float:
     1.414214
     """
     c = check_coefs(c, "c", first_positive=False)
-    n = check_int(n, "n")
-    min_sep = check_int(min_sep, "min_sep")
+    n = check_positive_int(n, "n")
+    min_sep = check_positive_int(min_sep, "min_sep")
     max_participations = check_optional_int(max_participations, "max_participations")
     c = c[:n]
     k = _participations(n, min_sep, max_participations)
@@ -202,7 +208,7 @@ def minsep_sensitivity(c, n, min_sep, max_participations=None) -> float:
     return float(np.linalg.norm(_shifted_sum(c, n, min_sep, k)))
 
 
-def brute_force_sensitivity(C, min_sep, max_participations=None) -> float:
+def brute_force_sensitivity(C, min_sep, *, max_participations=None) -> float:
     """Sensitivity of a dense strategy matrix by enumerating every b-min-separated participation set.
 
     ``sens^2 = max_S max_{s in {+-1}^S} s^T (C^T C)_S s`` over sets S of at most k columns with
@@ -214,7 +220,7 @@ def brute_force_sensitivity(C, min_sep, max_participations=None) -> float:
     n = C.shape[1]
     if n > 24:
         raise ValueError(f"C has {n} columns; brute force is limited to 24")
-    min_sep = check_int(min_sep, "min_sep")
+    min_sep = check_positive_int(min_sep, "min_sep")
     max_participations = check_optional_int(max_participations, "max_participations")
     k = _participations(n, min_sep, max_participations)
     gram = C.T @ C  # (n, n)
@@ -263,11 +269,13 @@ def per_step_error(strategy_coefs, workload_coefs) -> np.ndarray:
 
 def _se(strategy_coefs, workload_coefs, min_sep, max_participations, reduce) -> float:
     e = per_step_error(strategy_coefs, workload_coefs)
-    sens = minsep_sensitivity(strategy_coefs, e.size, min_sep, max_participations)
+    sens = minsep_sensitivity(
+        strategy_coefs, e.size, min_sep, max_participations=max_participations
+    )
     return float(sens * np.sqrt(reduce(e)))
 
 
-def max_se(strategy_coefs, workload_coefs, min_sep, max_participations=None) -> float:
+def max_se(strategy_coefs, workload_coefs, min_sep, *, max_participations=None) -> float:
     """MaxSE = sens(C) * max_i ||B[i, :]||  (= sens(C) ||B||_{2->inf}), per unit noise multiplier.
 
     >>> round(max_se([1.0], [1.0] * 4, 4), 6)   # DP-SGD on prefix sums: last row of A has norm 2
@@ -276,6 +284,6 @@ def max_se(strategy_coefs, workload_coefs, min_sep, max_participations=None) -> 
     return _se(strategy_coefs, workload_coefs, min_sep, max_participations, np.max)
 
 
-def mean_se(strategy_coefs, workload_coefs, min_sep, max_participations=None) -> float:
+def mean_se(strategy_coefs, workload_coefs, min_sep, *, max_participations=None) -> float:
     """MeanSE = sens(C) * sqrt(mean_i ||B[i, :]||^2)  (= sens(C) ||B||_F / sqrt(n)), per unit noise."""
     return _se(strategy_coefs, workload_coefs, min_sep, max_participations, np.mean)

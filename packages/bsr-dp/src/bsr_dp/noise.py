@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_coefs, check_real
+from ._checks import check_float, check_int, check_rng
+from ._validation import check_coefs
 
 __all__ = ["CorrelatedNoise"]
 
@@ -30,24 +31,25 @@ class CorrelatedNoise:
 
     Example:
         >>> from bsr_dp import CorrelatedNoise, bsr_coefs
-        >>> gen = CorrelatedNoise(bsr_coefs(100, 4), shape=(3,), sigma=1.0, rng=0)
+        >>> gen = CorrelatedNoise(bsr_coefs(100, 4), (3,), sigma=1.0, rng=0)
         >>> gen().shape, gen.state_size
         ((3,), 3)
     """
 
-    def __init__(self, coefs, shape, sigma=1.0, rng=None, *, dtype=np.float64):
+    def __init__(self, coefs, shape, *, sigma=1.0, rng=None, dtype=np.float64):
         self.coefs = check_coefs(coefs, "coefs")
+        if isinstance(shape, tuple | list):
+            self.shape = tuple(check_int(s, "shape", minimum=0) for s in shape)
+        elif isinstance(shape, np.integer | int) and not isinstance(shape, bool):
+            self.shape = (check_int(shape, "shape", minimum=0),)
+        else:
+            raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}")
+        self.sigma = check_float(sigma, "sigma", minimum=0.0)
+        self.rng = check_rng(rng)
         try:
-            self.shape = (int(shape),) if np.isscalar(shape) else tuple(int(s) for s in shape)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"shape must be an int or a tuple of ints, got {shape!r}") from err
-        if any(s < 0 for s in self.shape):
-            raise ValueError(f"shape must have non-negative entries, got {self.shape}")
-        self.sigma = check_real(sigma, "sigma")
-        if self.sigma < 0:
-            raise ValueError(f"sigma must be >= 0, got {self.sigma}")
-        self.rng = np.random.default_rng(rng)
-        self.dtype = np.dtype(dtype)
+            self.dtype = np.dtype(dtype)
+        except TypeError as err:
+            raise TypeError(f"dtype must be a float dtype, got {dtype!r}") from err
         if not np.issubdtype(self.dtype, np.floating):
             raise TypeError(f"dtype must be a float dtype, got {self.dtype}")
         self.state_size = self.coefs.size - 1
@@ -80,9 +82,7 @@ class CorrelatedNoise:
 
     def sample(self, steps) -> np.ndarray:
         """The next ``steps`` samples stacked: (steps, *shape)."""
-        steps = int(steps)
-        if steps < 0:
-            raise ValueError(f"steps must be >= 0, got {steps}")
+        steps = check_int(steps, "steps", minimum=0)
         return (
             np.stack([self() for _ in range(steps)])
             if steps

@@ -18,6 +18,8 @@ import warnings
 
 import torch
 
+from ._checks import check_float, check_generator, check_tensor
+from ._validation import check_coefs, check_momentum, check_optional_int, check_positive_int
 from .functional import bsr_coefs, minsep_sensitivity
 
 __all__ = ["DPMFSGD"]
@@ -62,19 +64,27 @@ class DPMFSGD(torch.optim.Optimizer):
         max_participations=None,
         generator=None,
     ):
-        if not lr > 0:
-            raise ValueError(f"lr must be > 0, got {lr}")
-        if not noise_multiplier >= 0:
-            raise ValueError(f"noise_multiplier must be >= 0, got {noise_multiplier}")
-        if not max_grad_norm > 0:
-            raise ValueError(f"max_grad_norm must be > 0, got {max_grad_norm}")
-        if not batch_size > 0:
-            raise ValueError(f"batch_size must be > 0, got {batch_size}")
+        lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
+        momentum, weight_decay = check_momentum(momentum, weight_decay)
+        noise_multiplier = check_float(noise_multiplier, "noise_multiplier", minimum=0.0)
+        max_grad_norm = check_float(
+            max_grad_norm, "max_grad_norm", minimum=0.0, min_inclusive=False
+        )
+        batch_size = check_positive_int(batch_size, "batch_size")
+        n_steps = check_positive_int(n_steps, "n_steps")
+        min_sep = check_positive_int(min_sep, "min_sep")
+        bandwidth = check_optional_int(bandwidth, "bandwidth")
+        generator = check_generator(generator)
         if coefs is None:
             coefs = bsr_coefs(
-                n_steps, min_sep if bandwidth is None else bandwidth, momentum, weight_decay
+                n_steps,
+                min_sep if bandwidth is None else bandwidth,
+                momentum=momentum,
+                weight_decay=weight_decay,
             )
-        sens = minsep_sensitivity(coefs, n_steps, min_sep, max_participations)
+        else:
+            coefs = check_coefs(coefs, "coefs")
+        sens = minsep_sensitivity(coefs, n_steps, min_sep, max_participations=max_participations)
         super().__init__(params, {"lr": lr})
         self.momentum = float(momentum)
         self.weight_decay = float(weight_decay)
@@ -129,7 +139,14 @@ class DPMFSGD(torch.optim.Optimizer):
                 raise ValueError(
                     "per_sample_grads is required (or set p.grad_sample, as opacus does)"
                 )
-        per_sample_grads = list(per_sample_grads)
+        if isinstance(per_sample_grads, torch.Tensor) or not hasattr(per_sample_grads, "__iter__"):
+            raise TypeError(
+                "per_sample_grads must be a list of tensors, one per trainable parameter, "
+                f"got {type(per_sample_grads).__name__}"
+            )
+        per_sample_grads = [
+            check_tensor(g, "per_sample_grads", ndim=None) for g in per_sample_grads
+        ]
         if len(per_sample_grads) != len(params):
             raise ValueError(
                 f"per_sample_grads has {len(per_sample_grads)} tensors, expected {len(params)}"
@@ -138,7 +155,8 @@ class DPMFSGD(torch.optim.Optimizer):
         for g, p in zip(per_sample_grads, params, strict=True):
             if g.shape != (bsz, *p.shape):
                 raise ValueError(
-                    f"per-sample gradient of shape {tuple(g.shape)} for a parameter {tuple(p.shape)}"
+                    f"per_sample_grads has a tensor of shape {tuple(g.shape)} for a parameter of "
+                    f"shape {tuple(p.shape)} (expected ({bsz}, *param.shape))"
                 )
         norms = torch.sqrt(sum(g.reshape(bsz, -1).pow(2).sum(1) for g in per_sample_grads))  # (B,)
         scale = (self.max_grad_norm / (norms + 1e-12)).clamp(max=1.0)  # (B,)
