@@ -10,10 +10,6 @@ r# is faster).
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
@@ -22,18 +18,15 @@ from rearrange_corr import rearrangement_corr
 from rearrange_corr._core import _rsharp_1d
 from scipy import stats
 
+from papershelf_harness import Table, bench_main, ratio, timeit_ms
+
 PACKAGE = "rearrange-corr"
 HAS_XI = hasattr(stats, "chatterjeexi")  # scipy >= 1.15
 
 
 def _time(fn, repeats: int) -> float:
-    """Best wall time of `repeats` calls, in ms."""
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+    """Best wall time of ``repeats`` calls (no warm-up call), in ms."""
+    return timeit_ms(fn, repeat=repeats, warmup=0).best_ms
 
 
 def _peers_pair(x, y):
@@ -82,11 +75,7 @@ def bench_matrix(n, p, repeats, rng):
     return (f"matrix {n:.0e} x {p}".replace("e+0", "e"), ours, times, estimated), loop
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (a few seconds)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("bench.json"))
-    args = parser.parse_args(argv)
+def run(args) -> Table:
     rng = np.random.default_rng(0)
     if args.quick:
         sizes, (mn, mp), repeats = [1_000, 10_000], (500, 20), 2
@@ -97,38 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(mrow)
 
     columns = ["config", "ours_ms"] + [f"{k}_ms" for k in PEERS] + [f"vs_{k}" for k in PEERS]
-    table = []
-    for config, ours, times, est in rows:
-        cells = [config, round(ours, 3)]
-        for k in PEERS:
-            t = times.get(k)
-            cells.append(None if t is None else round(t, 3))
-        for k in PEERS:
-            t = times.get(k)
-            cells.append("n/a" if t is None else f"{t / ours:.2f}x" + (" est." if k in est else ""))
-        table.append(cells)
-
-    print(f"{'config':20s} {'ours_ms':>10s} " + " ".join(f"{k + '_ms':>16s}" for k in PEERS))
-    for cells in table:
-        ms = " ".join(
-            f"{'n/a' if v is None else f'{v:.3f}':>16s}" for v in cells[2 : 2 + len(PEERS)]
-        )
-        print(f"{cells[0]:20s} {cells[1]:10.3f} {ms}")
-    print(
-        "\nratio = peer time / r# time (>1: r# faster); 'est.' = one pair's time x number of pairs"
-    )
-    for cells in table:
-        print(
-            f"{cells[0]:20s} "
-            + "  ".join(f"{k}: {r}" for k, r in zip(PEERS, cells[2 + len(PEERS) :]))
-        )
     vec_gain = loop_ms / mrow[1]
-    print(f"\nvectorised matrix vs a Python loop of 1-d r# calls (est.): {vec_gain:.1f}x faster")
-    if not HAS_XI:
-        print(
-            f"scipy {scipy.__version__} has no stats.chatterjeexi (needs scipy>=1.15): column n/a"
-        )
-
     notes = (
         "ratio = peer / ours; >1 means r# is faster. Matrix rows: kendalltau and chatterjeexi "
         "have no matrix API, so their time is one pair's time x pairs (x2 for asymmetric xi), "
@@ -137,17 +95,35 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not HAS_XI:
         notes += " scipy.stats.chatterjeexi unavailable (scipy<1.15)."
-    result = {
-        "package": PACKAGE,
-        "title": "time per call, ms" + (" (--quick)" if args.quick else ""),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "columns": columns,
-        "rows": table,
-        "notes": notes,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    if args.quick:
+        notes += " --quick sizes."
+    table = Table(columns, notes=notes)
+    for config, ours, times, est in rows:
+        cells = [config, round(ours, 3)]
+        for k in PEERS:
+            t = times.get(k)
+            cells.append(None if t is None else round(t, 3))
+        for k in PEERS:
+            t = times.get(k)
+            cells.append("n/a" if t is None else ratio(t, ours) + (" est." if k in est else ""))
+        table.add(*cells)
+    print(f"vectorised matrix vs a Python loop of 1-d r# calls (est.): {vec_gain:.1f}x faster")
+    if not HAS_XI:
+        print(
+            f"scipy {scipy.__version__} has no stats.chatterjeexi (needs scipy>=1.15): column n/a"
+        )
+    return table
+
+
+def main(argv=None):
+    return bench_main(
+        PACKAGE,
+        run,
+        argv,
+        title="time per call, ms",
+        doc=__doc__,
+        default_json=Path(__file__).with_name("bench.json"),
+    )
 
 
 if __name__ == "__main__":

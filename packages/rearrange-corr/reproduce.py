@@ -4,7 +4,7 @@ Dependence" (NeurIPS 2024, https://arxiv.org/abs/2205.04571) at small scale.
 Prints a table (claim | paper | measured | holds) and writes a JSON result that
 `tools/collect.py` gathers into docs/reproductions.md.
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--quick] [--full] [--json PATH]
 
 Claims: (1) r# = +-1 for every monotone relation (the paper's capture-range theorem), checked on
 the paper's monotone simulation scenarios without noise; (2) r# reverts to Pearson's r for a
@@ -18,18 +18,17 @@ is the ranking) and in the smaller design of our brief (n = 200, noise c * sd(f)
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
 from rearrange_corr import rearrangement_corr
 from scipy import special, stats
 
+from papershelf_harness import Claim, reproduce_main
+
 PACKAGE = "rearrange-corr"
 PAPER = "Adjust Pearson's r to Measure Arbitrary Monotone Dependence (NeurIPS 2024)"
+HERE = Path(__file__).resolve().parent
 
 # Monotone scenarios of the paper's simulation (recor's scenario table, items 1-50), the subset
 # expressible with numpy/scipy on x in (0, 1).
@@ -165,11 +164,12 @@ def claim_resolution():
     }
 
 
-def accuracy_paper_design(full: bool, reps: int | None = None):
+def accuracy_paper_design(full: bool, reps: int | None = None, dbs=None):
     """RMSE to R over the monotone scenarios x noise levels (dB), paper design."""
     rng = np.random.default_rng(3)
     n = 512
-    dbs = np.arange(-10, 21, 5) if not full else np.arange(-20, 31, 2)
+    if dbs is None:
+        dbs = np.arange(-10, 21, 5) if not full else np.arange(-20, 31, 2)
     reps = reps or (6 if not full else 50)
     funcs = {k: f for k, f in MONOTONE.items() if k != "linear 2x+1"}
     sq = {c: [] for c in COEFS}
@@ -208,11 +208,29 @@ def accuracy_brief_design(full: bool, reps: int | None = None):
     return cells, nonlin, lin, reps
 
 
-def claims(full: bool) -> list[dict]:
+#: per-configuration numbers behind the accuracy claims, stored under "details" in the JSON
+_DETAILS: dict = {}
+
+
+def claims(args):
+    """One Claim per headline claim; ``--quick`` shrinks the accuracy studies to a smoke run."""
+    with np.errstate(all="ignore"):
+        rows = _claims(args.full, args.quick)
+    for r in rows:
+        yield Claim(**r)
+
+
+def details(args) -> dict:
+    return dict(_DETAILS)
+
+
+def _claims(full: bool, quick: bool = False) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
     rows = [claim_monotone_exact(), claim_pearson(), claim_spearman(), claim_resolution()]
 
-    rmse, per_func, wins, nfun, dbs, reps = accuracy_paper_design(full)
+    paper_kw = {"reps": 1, "dbs": np.array([-10, 10])} if quick else {}
+    rmse, per_func, wins, nfun, dbs, reps = accuracy_paper_design(full, **paper_kw)
+    _DETAILS["paper_design_rmse"] = {"pooled": rmse, "per_scenario": per_func}
     print(
         "\nPaper design: x ~ U(0,1), n = 512, y = f(x) + noise at SNR (dB) "
         f"{dbs.min()}..{dbs.max()} step {dbs[1] - dbs[0]}, {reps} reps; RMSE to R = sqrt(SNR/(1+SNR))"
@@ -234,7 +252,10 @@ def claims(full: bool) -> list[dict]:
         }
     )
 
-    cells, nonlin, lin, breps = accuracy_brief_design(full)
+    cells, nonlin, lin, breps = accuracy_brief_design(full, reps=3 if quick else None)
+    _DETAILS["brief_design_mae"] = {
+        f"{name}, c={c}": dict(zip(COEFS, map(float, v))) for (name, c), v in cells.items()
+    }
     print(f"\nBrief design: n = 200, {breps} reps, noise c*sd(f); MAE to R = 1/sqrt(1+c^2)")
     print(
         f"{'function, c':24s} " + " ".join(f"{c:>9s}" for c in COEFS) + "   brief's reference run"
@@ -269,30 +290,17 @@ def claims(full: bool) -> list[dict]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    with np.errstate(all="ignore"):
-        rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print(f"\n{'claim':72s} | {'paper':30s} | {'measured':66s} | holds")
-    for r in rows:
-        cells = (r["claim"][:72], r["paper"][:30], r["measured"][:66])
-        print(f"{cells[0]:72s} | {cells[1]:30s} | {cells[2]:66s} | {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+def main(argv=None):
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        quick=True,
+        details=details,
+        default_json=HERE / "reproduce.json",
+    )
 
 
 if __name__ == "__main__":

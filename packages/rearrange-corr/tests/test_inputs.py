@@ -1,37 +1,11 @@
-"""Bad input gets a clear error naming the argument; NaN policies follow scipy's convention."""
+"""Accepted input forms, constant input, and the NaN policies (scipy's convention); bad input is
+tested in test_bad_input.py."""
 
 import warnings
 
 import numpy as np
 import pytest
 from rearrange_corr import ConstantInputWarning, rearrangement_corr, rearrangement_corr_test
-
-
-@pytest.mark.parametrize(
-    ("x", "y", "exc", "match"),
-    [
-        ([1, 2, 3], None, ValueError, "y is required"),
-        ([1, 2, 3], [1, 2], ValueError, "same number of observations"),
-        ([1.0], [2.0], ValueError, "at least 2"),
-        ([], [], ValueError, "empty"),
-        (np.ones((2, 2, 2)), None, ValueError, "ndim=3"),
-        (3.0, 4.0, ValueError, "ndim=0"),
-        (np.ones((5, 2)), np.ones(5), ValueError, "both be 1-d or both be 2-d"),
-        (np.ones((5, 2)), np.ones((4, 2)), ValueError, "same number of observations"),
-        (["a", "b"], [1, 2], TypeError, "x must hold real numbers"),
-        ([1, 2], [1j, 2j], TypeError, "y must hold real numbers"),
-        ([1.0, np.inf, 2.0], [1, 2, 3], ValueError, "x contains infinite"),
-        (None, [1, 2], TypeError, "x must be"),
-    ],
-)
-def test_bad_input_raises(x, y, exc, match):
-    with pytest.raises(exc, match=match):
-        rearrangement_corr(x, y)
-
-
-def test_bad_nan_policy():
-    with pytest.raises(ValueError, match="nan_policy"):
-        rearrangement_corr([1, 2, 3], [3, 1, 2], nan_policy="ignore")
 
 
 def test_bool_and_int_inputs_are_accepted():
@@ -107,28 +81,7 @@ class TestNanPolicy:
         assert np.isnan(rearrangement_corr(X, Y)[:, 1]).all()
 
 
-@pytest.mark.parametrize(
-    ("kwargs", "exc", "match"),
-    [
-        ({"n_permutations": 0}, ValueError, "n_permutations"),
-        ({"n_permutations": 9.5}, TypeError, "n_permutations"),
-        ({"n_permutations": True}, TypeError, "n_permutations"),
-        ({"alternative": "both"}, ValueError, "alternative"),
-        ({"rng": "seed"}, TypeError, "rng"),
-    ],
-)
-def test_test_bad_parameters(kwargs, exc, match):
-    with pytest.raises(exc, match=match):
-        rearrangement_corr_test(np.arange(10.0), np.arange(10.0) ** 2, **kwargs)
-
-
-def test_test_bad_arrays():
-    with pytest.raises(ValueError, match="1-d"):
-        rearrangement_corr_test(np.ones((4, 2)), np.ones((4, 2)))
-    with pytest.raises(ValueError, match="same length"):
-        rearrangement_corr_test([1, 2, 3], [1, 2])
-    with pytest.raises(ValueError, match="NaN"):
-        rearrangement_corr_test([1, 2, np.nan], [1, 2, 3])
+def test_test_constant_input():
     with pytest.warns(ConstantInputWarning):
         res = rearrangement_corr_test([1, 1, 1, 1], [1, 2, 3, 4])
     assert np.isnan(res.statistic) and np.isnan(res.pvalue)
@@ -150,8 +103,5 @@ def test_rng_forms():
     assert (
         rearrangement_corr_test(x, y, n_permutations=99, rng=np.random.default_rng(3)).pvalue == ref
     )
-    for rng in (np.random.SeedSequence(1), np.random.PCG64(1), np.random.RandomState(1), None):
+    for rng in (np.random.SeedSequence(1), np.random.PCG64(1), None):
         assert 0 < rearrangement_corr_test(x, y, n_permutations=99, rng=rng).pvalue <= 1
-    for bad in (1.5, True, "x"):
-        with pytest.raises(TypeError, match="rng"):
-            rearrangement_corr_test(x, y, rng=bad)

@@ -61,15 +61,15 @@ def test_covariance_inequality_series(xy):
     x, y = xy
     assume(_nonconstant(x, y))
     b = bounds(x, y)
-    tol = 1e-9 * (1 + b["concordance"])
-    assert abs(b["s_xy"]) <= abs(b["s_rearranged"]) + tol
-    assert abs(b["s_rearranged"]) <= b["s_x_s_y"] + tol
-    assert b["s_x_s_y"] <= b["arithmetic"] + tol
-    assert b["arithmetic"] <= b["concordance"] + tol
+    tol = 1e-9 * (1 + b.concordance)
+    assert abs(b.s_xy) <= abs(b.s_rearranged) + tol
+    assert abs(b.s_rearranged) <= b.s_x_s_y + tol
+    assert b.s_x_s_y <= b.arithmetic + tol
+    assert b.arithmetic <= b.concordance + tol
     eps = 1e-9
-    assert abs(b["r_concordance"]) <= abs(b["r_additive"]) + eps
-    assert abs(b["r_additive"]) <= abs(b["r_pearson"]) + eps
-    assert abs(b["r_pearson"]) <= abs(b["r_sharp"]) + eps <= 1 + 2 * eps
+    assert abs(b.r_concordance) <= abs(b.r_additive) + eps
+    assert abs(b.r_additive) <= abs(b.r_pearson) + eps
+    assert abs(b.r_pearson) <= abs(b.r_sharp) + eps <= 1 + 2 * eps
 
 
 def test_capture_ranges_of_the_four_coefficients():
@@ -78,6 +78,6 @@ def test_capture_ranges_of_the_four_coefficients():
     assert concordance_corr(x, x + 1) < 1.0
     assert additive_corr(x, x + 1) == 1.0
     assert additive_corr(x, 2 * x) < 1.0
-    assert bounds(x, 2 * x)["r_pearson"] == 1.0 or abs(bounds(x, 2 * x)["r_pearson"] - 1) < 1e-15
-    assert bounds(x, np.exp(x))["r_pearson"] < 0.99
-    assert bounds(x, np.exp(x))["r_sharp"] == 1.0
+    assert bounds(x, 2 * x).r_pearson == 1.0 or abs(bounds(x, 2 * x).r_pearson - 1) < 1e-15
+    assert bounds(x, np.exp(x)).r_pearson < 0.99
+    assert bounds(x, np.exp(x)).r_sharp == 1.0

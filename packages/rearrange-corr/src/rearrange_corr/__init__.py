@@ -8,13 +8,14 @@ Spearman's rho on untied ranks, O(n log n).
 
 from importlib.metadata import version as _version
 
-from ._bounds import additive_corr, bounds, concordance_corr
+from ._bounds import CovarianceBounds, additive_corr, bounds, concordance_corr
 from ._core import ConstantInputWarning, rearrangement_corr
 from ._permutation import RearrangementCorrTestResult, rearrangement_corr_test
 
 __version__ = _version("rearrange-corr")
 __all__ = [
     "ConstantInputWarning",
+    "CovarianceBounds",
     "RearrangementCorrTestResult",
     "__version__",
     "additive_corr",

@@ -20,7 +20,8 @@ import warnings
 
 import numpy as np
 
-from ._validation import as_float_array, check_nan_policy
+from ._checks import check_same_length
+from ._validation import as_data, check_nan_policy, rescaled
 
 __all__ = ["ConstantInputWarning", "rearrangement_corr"]
 
@@ -55,6 +56,7 @@ def _rsharp_1d(x: np.ndarray, y: np.ndarray) -> float:
     """r# of two finite (n,) float64 vectors, n >= 2. NaN if either is constant."""
     if x.min() == x.max() or y.min() == y.max():
         return np.nan
+    x, y = rescaled(x), rescaled(y)  # exact powers of two; only for magnitudes beyond 2**+-500
     xc = x - x.mean()  # (n,)
     yc = y - y.mean()  # (n,)
     xc = xc / np.abs(xc).max()  # r# is scale invariant: rescale against overflow / underflow
@@ -173,13 +175,15 @@ def _rsharp_block(X: np.ndarray, Y: np.ndarray | None) -> np.ndarray:
     matrix products of the column-sorted centred data (ascending with ascending, ascending with
     descending). O(n (p+q) log n + n p q) time, no Python loop over pairs.
     """
-    Xc = X - X.mean(axis=0)  # (n, p)
+    Xc = rescaled(X, axis=0)  # exact powers of two, only for magnitudes beyond 2**+-500
+    Xc = Xc - Xc.mean(axis=0)  # (n, p)
     Xc = Xc / _col_scale(Xc)  # scale invariance: guard against overflow / underflow
     Sx = np.sort(Xc, axis=0)  # (n, p) each column x↑
     if Y is None:
         Yc, Sy = Xc, Sx
     else:
-        Yc = Y - Y.mean(axis=0)  # (n, q)
+        Yc = rescaled(Y, axis=0)
+        Yc = Yc - Yc.mean(axis=0)  # (n, q)
         Yc = Yc / _col_scale(Yc)
         Sy = np.sort(Yc, axis=0)  # (n, q)
     N = Xc.T @ Yc  # (p, q) (n-1) s_xy
@@ -269,8 +273,9 @@ def rearrangement_corr(x, y=None, *, nan_policy="propagate"):
         constant (with a ConstantInputWarning) or, under "propagate", holds a NaN.
 
     Raises:
-        TypeError: non-real dtype. ValueError: bad shape, length mismatch, fewer than 2
-            observations, infinite values, unknown nan_policy, or NaN with nan_policy="raise".
+        TypeError: non-real dtype, ragged input, a non-string nan_policy. ValueError: bad
+            shape, length mismatch, fewer than 2 observations, infinite values, unknown
+            nan_policy, or NaN with nan_policy="raise". Messages name the argument.
 
     >>> rearrangement_corr([1.0, 2.0, 3.0, 4.0], [1.0, 8.0, 27.0, 64.0])  # y = x**3
     1.0
@@ -278,28 +283,29 @@ def rearrangement_corr(x, y=None, *, nan_policy="propagate"):
     0.9259259
     """
     check_nan_policy(nan_policy)
-    x = as_float_array(x, "x")
+    x = as_data(x, "x")
     if y is None:
         if x.ndim == 1:
             raise ValueError(
-                "y is required when x is 1-d; pass a 2-d x (n, p) for a correlation matrix"
+                "y is required when x is 1-d, got y=None; pass a 2-d x (n, p) for a correlation "
+                "matrix"
             )
         X, Y = x, None
     else:
-        y = as_float_array(y, "y")
+        y = as_data(y, "y")
         if x.ndim != y.ndim:
             raise ValueError(
                 f"x and y must both be 1-d or both be 2-d, got x.ndim={x.ndim}, y.ndim={y.ndim} "
                 "(reshape a vector to (n, 1) to correlate it with the columns of a matrix)"
             )
-        if x.shape[0] != y.shape[0]:
-            raise ValueError(
-                f"x and y must have the same number of observations, got {x.shape[0]} and {y.shape[0]}"
-            )
+        check_same_length(x=x, y=y)
         X, Y = x, y
-    has_nan = np.isnan(X).any() or (Y is not None and np.isnan(Y).any())
-    if has_nan and nan_policy == "raise":
-        raise ValueError("the input contains NaN (nan_policy='raise')")
+    nan_x = bool(np.isnan(X).any())
+    nan_y = Y is not None and bool(np.isnan(Y).any())
+    if (nan_x or nan_y) and nan_policy == "raise":
+        name = "x" if nan_x else "y"
+        raise ValueError(f"{name} contains NaN (nan_policy='raise')")
+    has_nan = nan_x or nan_y
 
     if X.ndim == 1:
         if has_nan:

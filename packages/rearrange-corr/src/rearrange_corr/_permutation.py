@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._checks import check_int, check_rng
 from ._core import _rsharp_1d, _warn_constant
-from ._validation import as_float_array, check_alternative, check_positive_int
+from ._validation import as_pair, check_alternative, rescaled
 
 __all__ = ["RearrangementCorrTestResult", "rearrangement_corr_test"]
 
@@ -54,20 +55,6 @@ def _null_statistics(xs, y_perm, d_up, d_down):
     return np.clip(out, -1.0, 1.0)
 
 
-def _as_generator(rng) -> np.random.Generator:
-    """None / int seed / SeedSequence / BitGenerator / Generator / legacy RandomState -> Generator."""
-    if isinstance(rng, np.random.RandomState):  # legacy: draw a seed from it (deterministic)
-        return np.random.default_rng(rng.randint(0, 2**63 - 1, dtype=np.int64))
-    if isinstance(rng, (bool, float)):
-        raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}")
-    try:
-        return np.random.default_rng(rng)
-    except (TypeError, ValueError) as err:
-        raise TypeError(
-            f"rng must be None, an int seed or a numpy.random.Generator, got {rng!r}"
-        ) from err
-
-
 def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided", rng=None):
     """Permutation test of H0 "x and y are independent" with the statistic r#(x, y).
 
@@ -82,8 +69,8 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
         y: (n,) real sample paired with x.
         n_permutations: number of random permutations B (positive int).
         alternative: "two-sided", "greater" or "less".
-        rng: None, an int seed, a numpy.random.Generator (or SeedSequence, BitGenerator,
-            legacy RandomState).
+        rng: None (fresh entropy), a non-negative int seed, a numpy.random.Generator, a
+            SeedSequence or a BitGenerator (``check_rng``; the legacy RandomState is refused).
 
     Returns:
         RearrangementCorrTestResult with ``.statistic`` and ``.pvalue`` (and the null draws).
@@ -93,17 +80,10 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
     >>> round(res.statistic, 4), res.exact, round(res.pvalue, 4)
     (0.8, True, 0.1333)
     """
-    x = as_float_array(x, "x")
-    y = as_float_array(y, "y")
-    if x.ndim != 1 or y.ndim != 1:
-        raise ValueError(f"x and y must be 1-d, got shapes {x.shape} and {y.shape}")
-    if x.shape[0] != y.shape[0]:
-        raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
-    if np.isnan(x).any() or np.isnan(y).any():
-        raise ValueError("x and y must not contain NaN; drop incomplete pairs first")
-    n_permutations = check_positive_int(n_permutations, "n_permutations")
+    x, y = as_pair(x, y)
+    n_permutations = check_int(n_permutations, "n_permutations", minimum=1)
     check_alternative(alternative)
-    rng = _as_generator(rng)
+    rng = check_rng(rng)
 
     stat = _rsharp_1d(x, y)
     if np.isnan(stat):
@@ -111,6 +91,7 @@ def rearrangement_corr_test(x, y, *, n_permutations=9999, alternative="two-sided
         return RearrangementCorrTestResult(np.nan, np.nan, np.empty(0), False, alternative)
 
     n = x.shape[0]
+    x, y = rescaled(x), rescaled(y)  # exact powers of two; only for magnitudes beyond 2**+-500
     xs = np.sort(x - x.mean())  # (n,) x↑ centred
     yc = y - y.mean()  # (n,)
     y_up = np.sort(yc)
