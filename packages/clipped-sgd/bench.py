@@ -13,11 +13,7 @@ ratio = peer_ms / ours_ms (> 1 means ours is faster).
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
-from pathlib import Path
+import warnings
 
 import numpy as np
 from clipped_sgd import (
@@ -31,33 +27,28 @@ from clipped_sgd import (
 )
 from sklearn.linear_model import HuberRegressor, SGDRegressor
 
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
+
 PACKAGE = "clipped-sgd"
+NOTES = (
+    f"{RATIO_NOTE}. Ours is a per-sample Python loop (O(d) memory, one pass); the peers are "
+    "vectorised batch numpy or compiled scikit-learn."
+)
 
 
-def _time(fn, repeat):
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return 1e3 * best
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
-    p.add_argument("--json", type=Path, default=None)
-    a = p.parse_args(argv)
+def run(a) -> Table:
     n, d, repeat = (2000, 10, 1) if a.quick else (20000, 10, 3)
-    rng = np.random.default_rng(0)
-    X = 3.0 + heavy_tailed_noise((n, d), random_state=rng)
-    w = rng.standard_normal(d)
-    A = heavy_tailed_noise((n, d), kind="student_t", tail=4.5, random_state=rng)
-    y = A @ w + heavy_tailed_noise(n, random_state=rng)
 
-    rows = []
+    def _time(fn, repeat):  # best of `repeat` calls, after one untimed call (none in --quick)
+        return timeit_ms(fn, repeat=repeat, warmup=0 if a.quick else 1).best_ms
+
+    rng = np.random.default_rng(0)
+    X = 3.0 + heavy_tailed_noise((n, d), rng=rng)
+    w = rng.standard_normal(d)
+    A = heavy_tailed_noise((n, d), kind="student_t", tail=4.5, rng=rng)
+    y = A @ w + heavy_tailed_noise(n, rng=rng)
+
+    table = Table(["config", "ours_ms", "peer", "peer_ms", "ratio"], notes=NOTES)
     ours = _time(lambda: StreamingMean().fit(X), repeat)
     for name, fn in (
         ("numpy sample mean", lambda: sample_mean(X)),
@@ -65,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
         ("geometric MoM", lambda: geometric_median_of_means(X)),
     ):
         peer = _time(fn, repeat)
-        rows.append(
-            [f"mean n={n},d={d}", round(ours, 2), name, round(peer, 2), f"{peer / ours:.3f}x"]
+        table.add(
+            f"mean n={n},d={d}", round(ours, 2), name, round(peer, 2), ratio(peer, ours, digits=3)
         )
 
     ours = _time(lambda: StreamingLinearRegression().fit(A, y), repeat)
@@ -77,18 +68,16 @@ def main(argv: list[str] | None = None) -> int:
         ),
         ("sklearn HuberRegressor", lambda: HuberRegressor(max_iter=200).fit(A, y)),
     ):
-        import warnings
-
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             peer = _time(fn, repeat)
-        rows.append(
-            [f"linreg n={n},d={d}", round(ours, 2), name, round(peer, 2), f"{peer / ours:.3f}x"]
+        table.add(
+            f"linreg n={n},d={d}", round(ours, 2), name, round(peer, 2), ratio(peer, ours, digits=3)
         )
 
     # Many independent chains in one ClippedSGD: per-sample cost amortised over chains.
     chains, T = (200, 200) if a.quick else (2000, 1000)
-    G = heavy_tailed_noise((T, chains, d), random_state=rng)
+    G = heavy_tailed_noise((T, chains, d), rng=rng)
 
     def run_chains():
         opt = ClippedSGD(d, clip=30.0, x0=np.zeros((chains, d)))
@@ -103,38 +92,20 @@ def main(argv: list[str] | None = None) -> int:
 
     ours = _time(run_chains, repeat) / chains
     peer = _time(run_single, repeat) / min(chains, 20)
-    rows.append(
-        [
-            f"{chains} chains x T={T}, per chain",
-            round(ours, 3),
-            "one chain at a time",
-            round(peer, 3),
-            f"{peer / ours:.1f}x",
-        ]
+    table.add(
+        f"{chains} chains x T={T}, per chain",
+        round(ours, 3),
+        "one chain at a time",
+        round(peer, 3),
+        ratio(peer, ours, digits=1),
     )
+    return table
 
-    cols = ["config", "ours_ms", "peer", "peer_ms", "ratio"]
-    print(f"{cols[0]:30s} {cols[1]:>9s}  {cols[2]:30s} {cols[3]:>9s} {cols[4]:>8s}")
-    for r in rows:
-        print(f"{r[0]:30s} {r[1]:9.3f}  {r[2]:30s} {r[3]:9.3f} {r[4]:>8s}")
-    print("ratio = peer_ms / ours_ms (> 1 means ours is faster)")
-    if a.json is not None:
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(
-            json.dumps(
-                {
-                    "package": PACKAGE,
-                    "title": "wall time per fit, ms (best of repeats)",
-                    "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-                    "columns": cols,
-                    "rows": rows,
-                    "notes": "ratio = peer / ours; >1 means faster. Ours is a per-sample Python loop (O(d) memory, "
-                    "one pass); the peers are vectorised batch numpy or compiled scikit-learn.",
-                },
-                indent=2,
-            )
-        )
-    return 0
+
+def main(argv=None):
+    return bench_main(
+        PACKAGE, run, argv, title="wall time per fit, ms (best of repeats)", doc=__doc__
+    )
 
 
 if __name__ == "__main__":

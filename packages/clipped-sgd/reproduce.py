@@ -13,19 +13,15 @@ many independent streams, normalised by sqrt(Tr(Sigma)/T), for Clipped-SGD, the 
 (constant taken as 1) beside them.
 
 Prints a table (claim | paper | measured | holds) and writes a JSON result that
-`tools/collect.py` gathers into docs/reproductions.md.
+`tools/collect.py` gathers into docs/reproductions.md. ``--quick`` shrinks every trial count to
+1 % (a smoke test; the claims are not meaningful at that scale).
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
-import time
-from pathlib import Path
 
 import numpy as np
 from clipped_sgd import (
@@ -37,6 +33,8 @@ from clipped_sgd import (
     median_of_means,
     sample_mean,
 )
+
+from papershelf_harness import reproduce_main
 
 PACKAGE = "clipped-sgd"
 PAPER = "Near-Optimal Streaming Heavy-Tailed Statistical Estimation with Clipped SGD (NeurIPS 2024)"
@@ -72,9 +70,7 @@ def mean_experiment(
     clipped_frac = []
     for start in range(0, n_trials, chunk):
         n = min(chunk, n_trials - start)
-        X = mu + scales * heavy_tailed_noise(
-            (n, T, d), kind=kind, tail=tail, random_state=rng
-        )  # (n, T, d)
+        X = mu + scales * heavy_tailed_noise((n, T, d), kind=kind, tail=tail, rng=rng)  # (n, T, d)
         opt = ClippedSGD(d, clip=gamma, x0=np.zeros((n, d)))  # n independent chains
         for t in range(T):
             opt.step(opt.x_ - X[:, t])  # g = x - xi
@@ -113,8 +109,8 @@ def regression_experiment(*, d, T, n_trials, seed=0):
         "unclipped": ClippedSGD(d, mu=1.0, L=float(d), clip=None, x0=np.zeros((n_trials, d))),
     }
     for _ in range(T):
-        A = heavy_tailed_noise((n_trials, d), kind="student_t", tail=4.5, random_state=rng)
-        b = A @ w_star + heavy_tailed_noise(n_trials, kind="student_t", tail=2.5, random_state=rng)
+        A = heavy_tailed_noise((n_trials, d), kind="student_t", tail=4.5, rng=rng)
+        b = A @ w_star + heavy_tailed_noise(n_trials, kind="student_t", tail=2.5, rng=rng)
         for opt in chains.values():
             r = np.einsum("nd,nd->n", A, opt.x_) - b
             opt.step(A * r[:, None])
@@ -130,7 +126,7 @@ def logistic_experiment(*, d, T, n_trials, seed=0, radius=None):
     """
     rng = np.random.default_rng(seed)
     w_star = np.full(d, 1.0 / math.sqrt(d))
-    A = heavy_tailed_noise((200_000, d), kind="student_t", tail=2.5, random_state=rng)
+    A = heavy_tailed_noise((200_000, d), kind="student_t", tail=2.5, rng=rng)
     p = 1 / (1 + np.exp(-A @ w_star))
     H = (A * (p * (1 - p))[:, None]).T @ A / A.shape[0]
     mu, L = float(np.linalg.eigvalsh(H)[0]), float(np.trace(H))
@@ -146,7 +142,7 @@ def logistic_experiment(*, d, T, n_trials, seed=0, radius=None):
         ),
     }
     for _ in range(T):
-        a = heavy_tailed_noise((n_trials, d), kind="student_t", tail=2.5, random_state=rng)
+        a = heavy_tailed_noise((n_trials, d), kind="student_t", tail=2.5, rng=rng)
         s = np.where(rng.uniform(size=n_trials) < 1 / (1 + np.exp(-a @ w_star)), 1.0, -1.0)
         for opt in chains.values():
             z = s * np.einsum("nd,nd->n", a, opt.x_)
@@ -154,10 +150,15 @@ def logistic_experiment(*, d, T, n_trials, seed=0, radius=None):
     return {k: np.linalg.norm(o.x_ - w_star, axis=1) for k, o in chains.items()}
 
 
-def claims(full: bool = False, *, scale: float = 1.0, verbose: bool = True) -> list[dict]:
+def claims(args) -> list[dict]:
+    """The claims for the parsed arguments (``--full``: paper scale; ``--quick``: 1 % of the trials)."""
+    return claim_rows(args.full, scale=0.01 if args.quick else 1.0)
+
+
+def claim_rows(full: bool = False, *, scale: float = 1.0, verbose: bool = True) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}.
 
-    ``scale`` shrinks the trial counts (tests use a tiny scale to check the script runs).
+    ``scale`` shrinks the trial counts (``--quick`` uses 0.01 to check the script runs).
     """
     rows = []
     say = print if verbose else (lambda *a, **k: None)
@@ -328,7 +329,7 @@ def claims(full: bool = False, *, scale: float = 1.0, verbose: bool = True) -> l
     m = n(300 if not full else 1000)
     errs_auto, errs_mean = [], []
     for _ in range(m):
-        X = 3.0 + heavy_tailed_noise((1000, 10), kind="student_t", tail=2.5, random_state=rng)
+        X = 3.0 + heavy_tailed_noise((1000, 10), kind="student_t", tail=2.5, rng=rng)
         errs_auto.append(np.linalg.norm(StreamingMean().fit(X).mean_ - 3.0) / math.sqrt(10 / 1000))
         errs_mean.append(np.linalg.norm(X.mean(0) - 3.0) / math.sqrt(10 / 1000))
     a99, s99 = _q(np.array(errs_auto), 0.99), _q(np.array(errs_mean), 0.99)
@@ -344,31 +345,8 @@ def claims(full: bool = False, *, scale: float = 1.0, verbose: bool = True) -> l
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print()
-    print(f"{'claim':66s} {'paper':>26s} {'measured':>9s} holds")
-    for r in rows:
-        print(f"{r['claim'][:66]:66s} {r['paper']:>26s} {r['measured']:>9s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+def main(argv=None):
+    return reproduce_main(PACKAGE, PAPER, claims, argv, doc=__doc__, quick=True)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 def _mean_errors(d, T, n, seed, clip):
     rng = np.random.default_rng(seed)
-    X = 3.0 + heavy_tailed_noise((n, T, d), kind="student_t", tail=2.5, random_state=rng)
+    X = 3.0 + heavy_tailed_noise((n, T, d), kind="student_t", tail=2.5, rng=rng)
     opt = ClippedSGD(d, clip=clip, x0=np.zeros((n, d)))
     for t in range(T):
         opt.step(opt.x_ - X[:, t])
@@ -53,7 +53,7 @@ def test_streaming_mean_auto_accuracy():
     rng = np.random.default_rng(2)
     errs = []
     for _ in range(40):
-        X = -1.0 + heavy_tailed_noise((800, 5), kind="pareto", tail=2.5, random_state=rng)
+        X = -1.0 + heavy_tailed_noise((800, 5), kind="pareto", tail=2.5, rng=rng)
         est = StreamingMean().fit(X)
         errs.append(np.linalg.norm(est.mean_ + 1.0) / math.sqrt(5 / 800))
         assert 0 <= est.n_clipped_ <= est.t_ == 800
@@ -104,8 +104,8 @@ def test_regression_clipping_helps_under_heavy_tails():
     c = ClippedSGD(d, mu=1.0, L=float(d), clip=gamma, x0=np.zeros((n, d)))
     u = ClippedSGD(d, mu=1.0, L=float(d), clip=None, x0=np.zeros((n, d)))
     for _ in range(T):
-        A = heavy_tailed_noise((n, d), kind="student_t", tail=4.5, random_state=rng)
-        b = A @ w_star + heavy_tailed_noise(n, kind="student_t", tail=2.5, random_state=rng)
+        A = heavy_tailed_noise((n, d), kind="student_t", tail=4.5, rng=rng)
+        b = A @ w_star + heavy_tailed_noise(n, kind="student_t", tail=2.5, rng=rng)
         for opt in (c, u):
             opt.step(A * (np.einsum("nd,nd->n", A, opt.x_) - b)[:, None])
     ec, eu = (np.linalg.norm(o.x_ - w_star, axis=1) for o in (c, u))

@@ -19,6 +19,7 @@ from .baselines import geometric_median, geometric_median_of_means, median_of_me
 from .data import heavy_tailed_noise
 from .estimators import StreamingLinearRegression, StreamingLogisticRegression, StreamingMean
 from .functional import (
+    ClipResult,
     clip_level,
     clip_norm,
     estimate_noise_trace,
@@ -29,6 +30,7 @@ from .optimizer import ClippedSGD, PlainSGD
 
 __version__ = _version("clipped-sgd")
 __all__ = [
+    "ClipResult",
     "ClippedSGD",
     "PlainSGD",
     "StreamingLinearRegression",

@@ -16,33 +16,27 @@ import math
 
 import numpy as np
 
+from ._checks import check_array, check_float, check_int
+
 __all__ = ["sample_mean", "median_of_means", "geometric_median", "geometric_median_of_means"]
 
 
 def _check_X(X, name="X"):
-    X = np.asarray(X)
-    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
-        raise TypeError(f"{name} must be a numeric array, got dtype {X.dtype}")
-    X = X.astype(float)
+    """A finite float array of shape (..., n, d) with n, d >= 1."""
+    X = check_array(X, name)
     if X.ndim < 2:
-        raise ValueError(f"{name} must have shape (..., n, d), got {X.shape}")
-    if X.shape[-2] == 0 or X.shape[-1] == 0:
-        raise ValueError(f"{name} is empty: shape {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or inf")
+        raise ValueError(f"{name} must have shape (..., n, d), got shape {X.shape}")
     return X
 
 
 def _n_blocks(n, n_blocks, delta):
+    delta = check_float(
+        delta, "delta", minimum=0.0, maximum=1.0, min_inclusive=False, max_inclusive=False
+    )
     if n_blocks is None:
-        if not (0 < delta < 1):
-            raise ValueError(f"delta must be in (0, 1), got {delta}")
-        n_blocks = math.ceil(
-            8 * math.log(1 / delta)
-        )  # Lugosi & Mendelson (2019): k = 8 ln(1/delta)
-    if isinstance(n_blocks, bool) or int(n_blocks) != n_blocks or n_blocks < 1:
-        raise ValueError(f"n_blocks must be a positive int, got {n_blocks!r}")
-    return min(int(n_blocks), n)
+        # Lugosi & Mendelson (2019): k = 8 ln(1/delta), capped at the number of samples
+        return min(math.ceil(8 * math.log(1 / delta)), n)
+    return check_int(n_blocks, "n_blocks", minimum=1, maximum=n)
 
 
 def _block_means(X, k):
@@ -62,13 +56,14 @@ def sample_mean(X):
     return _check_X(X).mean(axis=-2)
 
 
-def median_of_means(X, n_blocks=None, *, delta=1e-3):
+def median_of_means(X, *, n_blocks=None, delta=1e-3):
     """Coordinate-wise median of block means: (..., n, d) -> (..., d).
 
     Args:
-        X: (..., n, d) samples, split into ``n_blocks`` contiguous blocks of equal size.
-        n_blocks: number of blocks k; default ``ceil(8 ln(1/delta))`` (capped at n).
-        delta: failure probability used for the default k.
+        X: (..., n, d) finite samples, split into ``n_blocks`` contiguous blocks of ``n // k``
+            rows each; the first ``n mod k`` rows are left out so that the blocks are equal.
+        n_blocks: number of blocks k in [1, n]; default ``ceil(8 ln(1/delta))`` capped at n.
+        delta: failure probability in (0, 1) used for the default k.
 
     >>> median_of_means(np.array([[0.0], [1.0], [2.0], [100.0]]), n_blocks=4)
     array([1.5])
@@ -82,9 +77,9 @@ def geometric_median(Z, *, max_iter=200, tol=1e-10):
     """Geometric median of the rows of Z by Weiszfeld's iteration (vectorised over leading axes).
 
     Args:
-        Z: (..., k, d) points.
-        max_iter: Weiszfeld iterations.
-        tol: stop when every chain moves less than ``tol * (1 + ||z||)``.
+        Z: (..., k, d) finite points.
+        max_iter: Weiszfeld iterations (>= 1).
+        tol: stop when every chain moves less than ``tol * (1 + ||z||)`` (finite, >= 0).
 
     Returns:
         (..., d) the minimiser of ``sum_i ||z - Z_i||``.
@@ -93,6 +88,8 @@ def geometric_median(Z, *, max_iter=200, tol=1e-10):
     array([0.5, 0.5])
     """
     Z = _check_X(Z, "Z")
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_float(tol, "tol", minimum=0.0)
     z = np.median(Z, axis=-2)  # (..., d) start at the coordinate-wise median
     for _ in range(max_iter):
         dist = np.linalg.norm(Z - z[..., None, :], axis=-1)  # (..., k)
@@ -105,8 +102,11 @@ def geometric_median(Z, *, max_iter=200, tol=1e-10):
     return z
 
 
-def geometric_median_of_means(X, n_blocks=None, *, delta=1e-3, max_iter=200):
+def geometric_median_of_means(X, *, n_blocks=None, delta=1e-3, max_iter=200):
     """Geometric median of block means (Minsker 2015): (..., n, d) -> (..., d).
+
+    Blocks and their defaults as in :func:`median_of_means`; ``max_iter`` as in
+    :func:`geometric_median`.
 
     >>> X = np.zeros((8, 2)); X[-1] = 1e6
     >>> geometric_median_of_means(X, n_blocks=4).round(6)
@@ -114,4 +114,5 @@ def geometric_median_of_means(X, n_blocks=None, *, delta=1e-3, max_iter=200):
     """
     X = _check_X(X)
     k = _n_blocks(X.shape[-2], n_blocks, delta)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
     return geometric_median(_block_means(X, k), max_iter=max_iter)

@@ -34,6 +34,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checks import check_rng
+from ._validation import check_estimator_params, check_features, check_target
 from .baselines import median_of_means
 from .functional import clip_level, estimate_noise_trace
 from .optimizer import ClippedSGD
@@ -66,31 +68,7 @@ class _StreamingBase(BaseEstimator):
 
     # --- checks -----------------------------------------------------------------------------
     def _check_params(self):
-        clip = self.clip
-        if not (clip is None or (isinstance(clip, str) and clip == "auto")):
-            if (
-                isinstance(clip, bool)
-                or not isinstance(clip, int | float | np.number)
-                or not clip > 0
-            ):
-                raise ValueError(f"clip must be 'auto', a number > 0 or None, got {clip!r}")
-        if not (isinstance(self.delta, int | float | np.number) and 0 < self.delta < 1):
-            raise ValueError(f"delta must be in (0, 1), got {self.delta!r}")
-        if not (isinstance(self.c, int | float | np.number) and self.c > 0):
-            raise ValueError(f"c must be > 0, got {self.c!r}")
-        bs = self.batch_size
-        if isinstance(bs, bool) or not isinstance(bs, int | np.integer) or bs < 1:
-            raise ValueError(f"batch_size must be a positive int, got {bs!r}")
-        h = self.horizon
-        if h is not None and (isinstance(h, bool) or not isinstance(h, int | np.integer) or h < 1):
-            raise ValueError(
-                f"horizon must be None or a positive int (number of samples), got {h!r}"
-            )
-        for name in ("mu", "L"):
-            v = getattr(self, name, "auto")
-            if not (isinstance(v, str) and v == "auto"):
-                if isinstance(v, bool) or not isinstance(v, int | float | np.number) or not v > 0:
-                    raise ValueError(f"{name} must be 'auto' or a number > 0, got {v!r}")
+        check_estimator_params(self)
 
     def _features(self, X):
         if getattr(self, "fit_intercept", False):
@@ -102,7 +80,6 @@ class _StreamingBase(BaseEstimator):
     # --- set-up from the pilot --------------------------------------------------------------
     def _start(self, A, y, horizon_samples):
         """Create the optimizer from a pilot (A, y); horizon_samples = T in samples or None."""
-        self._check_params()
         n, p = A.shape
         B = self.batch_size
         need_pilot = self._needs_pilot()
@@ -120,6 +97,8 @@ class _StreamingBase(BaseEstimator):
             mu_hat = min(max(float(eig[0]), 1e-3 * L_hat), L_hat)  # kappa capped at 1e3
         mu = mu_hat if self._param_is_auto("mu") else float(self.mu)
         L = L_hat if self._param_is_auto("L") else float(self.L)
+        # a numeric L < mu was refused by _check_params; an estimated L below a given mu is raised
+        # to mu (kappa >= 1)
         L = max(L, mu)
         self.mu_, self.L_ = mu, L
 
@@ -170,7 +149,6 @@ class _StreamingBase(BaseEstimator):
         if hasattr(self, "_opt"):
             self._stream(A, y)
             return self
-        self._check_params()
         pending = getattr(self, "_pilot_rows", None)
         if pending is not None:  # rows buffered by earlier calls come first
             A = np.vstack([pending[0], A])
@@ -241,7 +219,7 @@ class _StreamingBase(BaseEstimator):
         self._pilot_rows = None  # fit restarts the stream
         self._start(A[:m], None if y is None else y[:m], horizon)
         if self.shuffle:
-            order = np.random.default_rng(self.random_state).permutation(n)
+            order = check_rng(self.random_state, "random_state").permutation(n)
             A, y = A[order], (None if y is None else y[order])
         self._stream(A, y)
         return self
@@ -367,6 +345,8 @@ class StreamingMean(_StreamingBase):
 
     def fit(self, X, y=None):
         """Estimate the mean of the rows of X (n, d) in one streaming pass; returns self."""
+        self._check_params()
+        check_features(X)
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         return self._fit_arrays(X, None)
 
@@ -376,6 +356,8 @@ class StreamingMean(_StreamingBase):
         The optimizer is set up from the first rows (with ``clip="auto"``: once ``2 (d + 1)`` rows
         have arrived, buffering smaller first calls, so one row per call works).
         """
+        self._check_params()
+        check_features(X)
         first = not self._stream_started()
         X = validate_data(self, X, dtype=np.float64, reset=first)
         return self._partial(X, None)
@@ -455,6 +437,9 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
 
     def fit(self, X, y):
         """One streaming pass over (X (n, d), y (n,)); returns self."""
+        self._check_params()
+        check_features(X)
+        check_target(y, X, numeric=True)
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         return self._fit_arrays(self._features(X), y)
 
@@ -465,6 +450,9 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
         once ``2 (p + 1)`` rows have arrived, p = number of coefficients incl. the intercept,
         buffering smaller first calls, so one row per call works).
         """
+        self._check_params()
+        check_features(X)
+        check_target(y, X, numeric=True)
         first = not self._stream_started()
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, reset=first)
         return self._partial(self._features(X), y)
@@ -472,6 +460,7 @@ class StreamingLinearRegression(RegressorMixin, _StreamingBase):
     def predict(self, X):
         """(n, d) -> (n,) predictions ``X coef_ + intercept_``."""
         check_is_fitted(self)
+        check_features(X)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 
@@ -571,17 +560,28 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
         return np.where(y == self.classes_[1], 1.0, -1.0)
 
     def _set_classes(self, y, classes):
-        check_classification_targets(y)
+        try:
+            check_classification_targets(y)
+        except ValueError as e:
+            raise ValueError(f"y must hold class labels. {e}") from None
         if classes is None and type_of_target(y, input_name="y") not in ("binary",):
             raise ValueError(
                 "Only binary classification is supported. StreamingLogisticRegression needs y with "
                 f"exactly 2 classes, got {np.unique(y).shape[0]} class(es)"
             )
-        classes = np.unique(y) if classes is None else np.unique(np.asarray(classes))
+        if classes is not None:
+            given = np.asarray(classes)
+            if given.ndim != 1:
+                raise ValueError(
+                    f"classes must be a 1-d list of the 2 labels, got shape {given.shape}"
+                )
+            classes = np.unique(given)
+        else:
+            classes = np.unique(y)
         if classes.shape[0] != 2:
             raise ValueError(
-                "Only binary classification is supported. StreamingLogisticRegression needs y with "
-                f"exactly 2 classes, got {classes.shape[0]} class(es)"
+                "Only binary classification is supported. StreamingLogisticRegression needs y "
+                f"(or classes) with exactly 2 classes, got {classes.shape[0]} class(es)"
             )
         if not np.all(np.isin(np.unique(y), classes)):
             raise ValueError(f"y has labels outside classes={classes.tolist()}")
@@ -589,6 +589,9 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
 
     def fit(self, X, y):
         """One streaming pass over (X (n, d), y (n,) with 2 labels); returns self."""
+        self._check_params()
+        check_features(X)
+        check_target(y, X, numeric=False)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self._set_classes(y, None)
         return self._fit_arrays(self._features(X), self._signs(y))
@@ -599,6 +602,9 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
         As in :meth:`StreamingLinearRegression.partial_fit`, first calls with fewer than
         ``2 (p + 1)`` rows in all are buffered until the pilot is large enough.
         """
+        self._check_params()
+        check_features(X)
+        check_target(y, X, numeric=False)
         first = not self._stream_started()
         X, y = validate_data(self, X, y, dtype=np.float64, reset=first)
         if first:
@@ -610,6 +616,7 @@ class StreamingLogisticRegression(ClassifierMixin, _StreamingBase):
     def decision_function(self, X):
         """(n, d) -> (n,) scores ``X coef_^T + intercept_`` (positive favours ``classes_[1]``)."""
         check_is_fitted(self)
+        check_features(X)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_[0] + self.intercept_[0]
 

@@ -15,7 +15,8 @@ from functools import partial
 
 import numpy as np
 
-from .functional import as_step_schedule, clip_norm, project_ball
+from ._checks import check_array, check_bool, check_callable, check_float, check_int, describe
+from .functional import _clip_norm, _project_ball, as_step_schedule
 
 __all__ = ["ClippedSGD", "PlainSGD"]
 
@@ -74,25 +75,19 @@ class ClippedSGD:
         average=False,
         x0=None,
     ):
-        if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
-            raise ValueError(f"dim must be a positive int, got {dim!r}")
-        self.dim = int(dim)
+        self.dim = check_int(dim, "dim", minimum=1)
         self._eta = as_step_schedule(step, mu=mu, L=L, t0=t0, lr=lr)
         self.step_rule = step
         if clip is not None and not callable(clip):
-            clip = float(clip)
-            if not (clip > 0):
-                raise ValueError(f"clip must be > 0, a callable or None, got {clip}")
+            clip = check_float(clip, "clip", minimum=0.0, min_inclusive=False, finite=False)
         self.clip = clip
         self._project = self._make_projection(projection)
-        self.average = bool(average)
+        self.average = check_bool(average, "average")
         if x0 is None:
             x0 = np.zeros(self.dim)
-        x0 = np.array(x0, dtype=float)
+        x0 = check_array(x0, "x0").copy()
         if x0.ndim == 0 or x0.shape[-1] != self.dim:
-            raise ValueError(f"x0 must have shape (..., {self.dim}), got {x0.shape}")
-        if not np.all(np.isfinite(x0)):
-            raise ValueError("x0 must be finite")
+            raise ValueError(f"x0 must have shape (..., {self.dim}), got shape {x0.shape}")
         self.x_ = self._project(x0)
         self.x_avg_ = self.x_.copy()
         self.t_ = 0
@@ -106,31 +101,41 @@ class ClippedSGD:
             return _identity
         if callable(projection):
             return projection
-        if (
-            isinstance(projection, tuple | list)
-            and len(projection) == 2
-            and projection[0] == "ball"
-            and float(projection[1]) > 0
-        ):
-            return partial(project_ball, radius=float(projection[1]))
-        raise ValueError(
-            f"projection must be None, ('ball', radius > 0) or a callable, got {projection!r}"
-        )
+        if not isinstance(projection, tuple | list):
+            raise TypeError(
+                "projection must be None, ('ball', radius) or a callable, got "
+                f"{describe(projection)}"
+            )
+        if len(projection) != 2 or not (isinstance(projection[0], str) and projection[0] == "ball"):
+            raise ValueError(
+                f"projection must be None, ('ball', radius) or a callable, got {projection!r}"
+            )
+        radius = check_float(projection[1], "projection radius", minimum=0.0, min_inclusive=False)
+        return partial(_project_ball, radius=radius)
 
     def current_clip_level(self, t=None) -> float:
         """Gamma_t for step t (default: the next step)."""
-        t = self.t_ + 1 if t is None else t
+        t = self.t_ + 1 if t is None else check_int(t, "t", minimum=1)
         if self.clip is None:
             return math.inf
-        return float(self.clip(t)) if callable(self.clip) else self.clip
+        if not callable(self.clip):
+            return self.clip
+        level = float(self.clip(t))
+        if not level > 0:  # NaN or <= 0 would disable clipping or flip the gradient
+            raise ValueError(
+                f"clip({t}) must return a level > 0 (inf disables clipping), got {level}"
+            )
+        return level
 
     def step(self, g):
         """One Clipped-SGD step with stochastic gradient ``g`` (shape of ``x_``); returns self."""
-        g = np.asarray(g, dtype=float)
-        if g.shape != self.x_.shape:
-            raise ValueError(f"g must have shape {self.x_.shape}, got {g.shape}")
-        if not np.all(np.isfinite(g)):
-            raise ValueError("g contains NaN or inf")
+        if not (
+            type(g) is np.ndarray
+            and g.dtype == np.float64
+            and g.shape == self.x_.shape
+            and np.isfinite(g).all()
+        ):  # the common case passes without the full check (this is the hot loop)
+            g = check_array(g, "g", shape=self.x_.shape)
         return self._step(g)
 
     def _step(self, g):
@@ -145,11 +150,11 @@ class ClippedSGD:
             self.n_clipped_ += int(was)
         else:
             if not math.isinf(level):
-                g, was = clip_norm(g, level)
+                g, was = _clip_norm(g, level)
                 self.n_clipped_ = self.n_clipped_ + was
         eta = float(self._eta(t))
         if not (eta > 0 and math.isfinite(eta)):
-            raise ValueError(f"step size at t={t} must be finite and > 0, got {eta}")
+            raise ValueError(f"step({t}) (the step size) must be finite and > 0, got {eta}")
         self.x_ = self._project(self.x_ - eta * g)
         self.x_avg_ += (self.x_ - self.x_avg_) / t  # running mean of x_2..x_{t+1}
         self.t_ = t
@@ -158,7 +163,7 @@ class ClippedSGD:
 
     def partial_fit(self, grad_fn, sample):
         """Step with ``g = grad_fn(x_, sample)`` (one sample or a mini-batch); returns self."""
-        return self.step(grad_fn(self.x_, sample))
+        return self.step(check_callable(grad_fn, "grad_fn")(self.x_, sample))
 
     @property
     def solution_(self):
