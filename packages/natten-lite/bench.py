@@ -3,27 +3,25 @@
 Ratios are measured in the same run (ratio = dense_ms / ours_ms; > 1 means faster). Times are the
 best of a few repeats (the tiled path's plan is built once per problem and cached, as a layer
 would reuse it). Peak memory (``--memory``) is the extra resident memory of one forward in a fresh
-subprocess.
+subprocess. ``--natten`` also times NATTEN itself (its ``flex-fna`` backend, the only one it has
+on CPU) where it is installed, and checks that both give the same output.
 
-    python bench.py [--quick] [--memory] [--flex] [--threads 2] [--json PATH]
+    python bench.py [--quick] [--memory] [--flex] [--natten] [--threads 2] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
-import platform
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import natten_lite
 import torch
 import torch.nn.functional as F
 from natten_lite import masks
+
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
 
 PACKAGE = "natten-lite"
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
@@ -42,13 +40,7 @@ QUICK = [("2d 16x16 k=5", (16, 16), 5, 2, 16), ("1d L=256 k=15", (256,), 15, 2, 
 
 
 def _best_ms(fn, repeats: int) -> float:
-    fn()
-    best = math.inf
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best * 1e3
+    return timeit_ms(fn, repeat=repeats, warmup=1).best_ms
 
 
 def _dense_fn(q, k, v, shape, kernel):
@@ -73,8 +65,38 @@ def _flex_fn(q, k, v, shape, kernel):
     return lambda: _FLEX["fn"](qh, kh, vh, block_mask=bm)
 
 
+def _natten():
+    """NATTEN itself, if installed (``pip install --no-build-isolation natten``: without CUDA its
+    sdist builds in seconds, without libnatten, and runs only the flex-fna backend)."""
+    try:
+        import natten
+    except Exception as e:  # not installed, or a build for another torch
+        print(f"  natten not importable: {type(e).__name__}: {e}", file=sys.stderr)
+        return None
+    return natten
+
+
+def peak_mb_in_subprocess(code: str) -> float:
+    """Peak extra memory (MB) that ``code`` stores in ``PEAK`` via papershelf_harness's
+    ``peak_memory`` (imported for it), run in a fresh process.
+
+    Large allocations are forced to fresh mmaps (MALLOC_MMAP_THRESHOLD_) so that the resident set
+    tracks live tensors instead of reused heap.
+    """
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    prelude = "from papershelf_harness import peak_memory\n"
+    out = subprocess.run(
+        [sys.executable, "-c", prelude + code + "\nprint(PEAK / 2**20)\n"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    return float(out.stdout.split()[-1])
+
+
 def _peak_mb(shape, kernel, heads, dim, method: str) -> float:
-    """Extra peak RSS (MB) of one forward in a fresh process."""
+    """Extra peak memory (MB) of one forward in a fresh process."""
     code = f"""
 import torch, natten_lite
 import torch.nn.functional as F
@@ -87,58 +109,19 @@ with torch.no_grad():
     if {method!r} == "dense":
         qh, kh, vh = (t.flatten(1, -3).transpose(1, 2) for t in (q, k, v))
         F.scaled_dot_product_attention(qh[:, :, :64], kh[:, :, :64], vh[:, :, :64])
-        with _Peak():
+
+        def run():
             m = masks.dense_mask(shape, kernel)
-            F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m)
+            return F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m)
     else:
-        with _Peak():
-            NA(q, k, v, kernel, backend={method!r})
+        def run():
+            return NA(q, k, v, kernel, backend={method!r})
+    PEAK = peak_memory(run)[1]
 """
-    return _run_peak(code)
+    return peak_mb_in_subprocess(code)
 
 
-_PEAK_PRELUDE = """
-import os, threading, time
-def _rss():
-    with open('/proc/self/statm') as f:
-        return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-class _Peak:
-    def __enter__(self):
-        self.base = self.peak = _rss()
-        self.stop = False
-        self.t = threading.Thread(target=self._run, daemon=True)
-        self.t.start()
-        return self
-    def _run(self):
-        while not self.stop:
-            self.peak = max(self.peak, _rss())
-            time.sleep(0.0005)
-    def __exit__(self, *exc):
-        self.stop = True
-        self.t.join()
-        self.peak = max(self.peak, _rss())
-        print((self.peak - self.base) / 2**20)
-"""
-
-
-def _run_peak(code: str) -> float:
-    """Peak extra RSS (MB) of ``code`` (which uses ``with _Peak():``) in a fresh process.
-
-    Large allocations are forced to fresh mmaps (MALLOC_MMAP_THRESHOLD_) so that the resident set
-    tracks live tensors instead of reused heap.
-    """
-    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
-    out = subprocess.run(
-        [sys.executable, "-c", _PEAK_PRELUDE + code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    )
-    return float(out.stdout.split()[-1])
-
-
-def run(configs, repeats: int, memory: bool, flex: bool) -> list[list]:
+def _rows(configs, repeats: int, memory: bool, flex: bool, natten) -> list[list]:
     rows = []
     for name, shape, kernel, heads, dim in configs:
         g = torch.Generator().manual_seed(0)
@@ -160,6 +143,15 @@ def run(configs, repeats: int, memory: bool, flex: bool) -> list[list]:
                     flex_ms = _best_ms(_flex_fn(q, k, v, shape, kernel), 2)
                 except Exception as e:
                     print(f"  flex failed on {name}: {type(e).__name__}: {e}", file=sys.stderr)
+            natten_ms = natten_err = None
+            if natten is not None:
+                nfn = getattr(natten, f"na{len(shape)}d")
+                try:
+                    theirs = nfn(q, k, v, kernel, backend="flex-fna")
+                    natten_err = (theirs - fn(q, k, v, kernel)).abs().max().item()
+                    natten_ms = _best_ms(lambda: nfn(q, k, v, kernel, backend="flex-fna"), 2)  # noqa: B023 - called within the iteration
+                except Exception as e:
+                    print(f"  natten failed on {name}: {type(e).__name__}: {e}", file=sys.stderr)
         # forward + backward
         qg, kg, vg = (t.clone().requires_grad_(True) for t in (q, k, v))
 
@@ -181,13 +173,19 @@ def run(configs, repeats: int, memory: bool, flex: bool) -> list[list]:
             round(dense, 2) if dense else None,
             round(ref, 2),
             round(tiled, 2),
-            f"{dense / tiled:.1f}x" if dense else "-",
-            f"{ref / tiled:.1f}x",
+            ratio(dense, tiled) if dense else "-",
+            ratio(ref, tiled),
             round(fb_d, 2) if fb_d else None,
             round(fb_t, 2),
-            f"{fb_d / fb_t:.1f}x" if fb_d else "-",
+            ratio(fb_d, fb_t) if fb_d else "-",
             round(flex_ms, 2) if flex_ms else None,
         ]
+        if natten is not None:
+            row += [
+                round(natten_ms, 2) if natten_ms else None,
+                ratio(natten_ms, tiled) if natten_ms else "-",
+                f"{natten_err:.1e}" if natten_err is not None else None,
+            ]
         if memory:
             mt = _peak_mb(shape, kernel, heads, dim, "tiled")
             md = _peak_mb(shape, kernel, heads, dim, "dense") if N <= DENSE_MAX else None
@@ -197,41 +195,54 @@ def run(configs, repeats: int, memory: bool, flex: bool) -> list[list]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    p.add_argument("--quick", action="store_true", help="tiny configs (seconds)")
+def _extra_args(p) -> None:
     p.add_argument("--memory", action="store_true", help="also measure peak memory (subprocesses)")
     p.add_argument(
         "--flex", action="store_true", help="also time compiled FlexAttention (slow to compile)"
     )
+    p.add_argument(
+        "--natten", action="store_true", help="also time NATTEN's flex-fna (if natten is installed)"
+    )
     p.add_argument("--threads", type=int, default=2)
-    p.add_argument("--json", type=Path, default=None)
-    args = p.parse_args(argv)
+
+
+def run(args) -> Table:
     torch.set_num_threads(args.threads)
+    natten = _natten() if args.natten else None
     columns = [
         "config", "dense_sdpa_ms", "reference_ms", "tiled_ms", "tiled_vs_dense", "tiled_vs_reference",
         "fwdbwd_dense_ms", "fwdbwd_tiled_ms", "fwdbwd_tiled_vs_dense", "flex_ms",
     ]  # fmt: skip
+    if natten is not None:
+        columns += ["natten_flex_fna_ms", "tiled_vs_natten", "max_abs_diff_vs_natten"]
     if args.memory:
         columns += ["dense_peak_mb", "tiled_peak_mb"]
-    print(" | ".join(columns))
     configs = QUICK if args.quick else CONFIGS
-    rows = run(configs, repeats=2 if args.quick else 5, memory=args.memory, flex=args.flex)
-    result = {
-        "package": PACKAGE,
-        "title": "neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
-        "machine": f"{torch.get_num_threads()}-thread {platform.machine()} CPU, torch {torch.__version__}",
-        "columns": columns,
-        "rows": rows,
-        "notes": "ratio = dense_ms / tiled_ms (> 1: tiled is faster); dense = SDPA with a Bool[N, N] "
-        "mask (skipped above 16384 tokens); best of repeats; heads 4, head dim 32 unless quick",
-    }
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    rows = _rows(
+        configs, repeats=2 if args.quick else 5, memory=args.memory, flex=args.flex, natten=natten
+    )
+    natten_note = (
+        f"; natten {natten.__version__} (flex-fna, eager) on the same inputs"
+        if natten is not None
+        else ""
+    )
+    notes = (
+        f"{RATIO_NOTE}; dense = SDPA with a Bool[N, N] mask (skipped above 16384 tokens); best of "
+        f"repeats; heads 4, head dim 32 unless quick; {torch.get_num_threads()} thread(s), torch "
+        f"{torch.__version__}{natten_note}"
+    )
+    return Table(columns, rows, notes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(
+        PACKAGE,
+        run,
+        argv,
+        title="neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
+        doc=__doc__,
+        extra_args=_extra_args,
+    )
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ Runs in one call on an H100/H200-class GPU in a few minutes:
 1. correctness of the Triton kernels (forward out + LSE, backward dq/dk/dv) against the fp32
    reference in fp16 and bf16, on small problems covering every axis feature (NATTEN's
    tolerances, rtol 0: forward 1e-2 fp16 / 5e-2 bf16, backward 1e-2);
-2. timings (triton.testing.do_bench, ms) of forward and forward+backward: Triton vs the naive
+2. timings (papershelf_harness.timeit_ms with CUDA syncs, best of 10, ms) and the forward's peak
+   extra memory (papershelf_harness.peak_memory) of forward and forward+backward: Triton vs the naive
    reference (paper-style 2-D cases), dense SDPA (full attention, the cuDNN/Flash baseline of the
    brief), FlexAttention with the same NA mask (compiled), the tiled torch path, and NATTEN when
    importable, on the brief's cases (FLUX-like 2-D, Hunyuan-like 3-D, 1-D 32K);
@@ -20,7 +21,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 import traceback
@@ -30,6 +30,7 @@ import natten_lite
 import torch
 import torch.nn.functional as F
 
+from papershelf_harness import describe_machine, peak_memory, timeit_ms
 from papershelf_kernels.neighborhood import na_forward
 
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
@@ -107,11 +108,19 @@ def check_correctness(dtypes) -> list[dict]:
     return rows
 
 
-def _bench(fn, rep_ms=100) -> float | None:
-    import triton
-
+def _bench(fn, repeat: int = 10) -> float | None:
+    """Best of ``repeat`` synchronised calls after 3 warm-ups, ms (None when out of memory)."""
     try:
-        return float(triton.testing.do_bench(fn, warmup=25, rep=rep_ms))
+        return timeit_ms(fn, repeat=repeat, warmup=3, sync=torch.cuda.synchronize).best_ms
+    except torch.cuda.OutOfMemoryError:
+        torch.cuda.empty_cache()
+        return None
+
+
+def _peak_mb(fn) -> float | None:
+    """Extra CUDA memory of one call above what was allocated before, MB."""
+    try:
+        return peak_memory(fn, device="cuda")[1] / 2**20
     except torch.cuda.OutOfMemoryError:
         torch.cuda.empty_cache()
         return None
@@ -162,6 +171,9 @@ def _time_case(
         if ms is not None and (best is None or ms < best[0]):
             best = (ms, tile)
     row["triton_fwd_ms"], row["triton_tile"] = best[0], str(best[1])
+    with torch.no_grad():  # brief: forward peak = inputs + outputs + LSE only (no N x k^n tensor)
+        row["triton_fwd_peak_mb"] = _peak_mb(na("triton", q_tile_shape=best[1]))
+    row["out_plus_lse_mb"] = (q.numel() * q.element_size() + q.numel() // D * 4) / 2**20
     row["triton_fwdbwd_ms"] = _bench(_fwdbwd(na("triton", q_tile_shape=best[1]), (q, k, v), do))
     row["sdpa_fwd_ms"] = _bench(sdpa)
     row["sdpa_fwdbwd_ms"] = _bench(_fwdbwd(sdpa, (qh, kh, vh), doh))
@@ -233,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.backends.cuda.matmul.allow_tf32 = True
     device = torch.cuda.get_device_name()
     print(f"device: {device}  torch {torch.__version__}", flush=True)
-    result = {"device": device, "torch": torch.__version__, "machine": platform.machine(),
+    result = {"device": device, "torch": torch.__version__, "machine": describe_machine("cuda"),
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "correctness": [], "timings": []}  # fmt: skip
     args.json.parent.mkdir(parents=True, exist_ok=True)
 

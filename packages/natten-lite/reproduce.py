@@ -9,18 +9,14 @@ Prints claim | paper | measured | holds and writes a JSON result for docs/reprod
 * the tile-count ("speed of light") simulation numbers of the GNA analysis;
 * the fused kernels' GPU speedups (+1759% 1-D / +958% 2-D over naive) need a GPU: gpu_check.py.
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--full | --quick] [--json PATH]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
 import random
 import sys
-import time
 from pathlib import Path
 
 import natten_lite
@@ -29,15 +25,17 @@ import torch.nn.functional as F
 from natten_lite import masks
 from natten_lite.sim import tile_work
 
+from papershelf_harness import Claim, reproduce_main, timeit_ms
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench import _best_ms, _run_peak
+from bench import peak_mb_in_subprocess
 
 PACKAGE = "natten-lite"
 PAPER = "Faster Neighborhood Attention (NeurIPS 2024)"
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
 
 
-def _semantics(n_cases: int) -> dict:
+def _semantics(n_cases: int) -> Claim:
     rng = random.Random(0)
     worst = 0.0
     for c in range(n_cases):
@@ -50,7 +48,9 @@ def _semantics(n_cases: int) -> dict:
             ks.append(k), st.append(rng.randint(1, k)), di.append(d), ca.append(rng.random() < 0.3)
         q = torch.randn(2, *shape, 2, 8, dtype=torch.float64)
         k_, v = torch.randn_like(q), torch.randn_like(q)
-        m = masks.dense_mask(shape, tuple(ks), tuple(st), tuple(di), tuple(ca))
+        m = masks.dense_mask(
+            shape, tuple(ks), stride=tuple(st), dilation=tuple(di), is_causal=tuple(ca)
+        )
         qh, kh, vh = (t.reshape(2, -1, 2, 8).transpose(1, 2) for t in (q, k_, v))
         want = (
             F.scaled_dot_product_attention(qh, kh, vh, attn_mask=m).transpose(1, 2).reshape(q.shape)
@@ -58,21 +58,21 @@ def _semantics(n_cases: int) -> dict:
         for backend in ("reference", "tiled"):
             got = NA[n](q, k_, v, tuple(ks), tuple(st), tuple(di), tuple(ca), backend=backend)
             worst = max(worst, (got - want).abs().max().item())
-    return {
-        "claim": "NATTEN semantics (shifted windows, dilation, causal, stride): output = masked attention",
-        "paper": "exact",
-        "measured": f"max err {worst:.1e}",
-        "holds": worst < 1e-12,
-        "note": f"{n_cases} random 1-D/2-D/3-D problems, fp64, reference and tiled backends",
-    }
+    return Claim(
+        claim="NATTEN semantics (shifted windows, dilation, causal, stride): output = masked attention",
+        paper="exact",
+        measured=f"max err {worst:.1e}",
+        holds=worst < 1e-12,
+        note=f"{n_cases} random 1-D/2-D/3-D problems, fp64, reference and tiled backends",
+    )
 
 
 def _time(fn, repeats=3) -> float:
-    """Best wall time of ``fn`` in seconds (bench.py's timer)."""
-    return _best_ms(fn, repeats) / 1e3
+    """Best wall time of ``fn`` in seconds (one warm-up call, then ``repeats`` timed ones)."""
+    return timeit_ms(fn, repeat=repeats, warmup=1).best_ms / 1e3
 
 
-def _linear_cost(sizes) -> list[dict]:
+def _linear_cost(sizes) -> list[Claim]:
     # one thread: on a shared machine 2-thread timings of short ops are dominated by contention
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -95,21 +95,21 @@ def _linear_cost(sizes) -> list[dict]:
         (dense_sizes[-1] / dense_sizes[0]) ** 2
     )
     rows = [
-        {
-            "claim": "cost linear in N at fixed kernel (tiled path, 2-D k=7)",
-            "paper": "O(N k^2)",
-            "measured": f"time ~ N^{exponent:.2f} (dense: N^{dense_exp:.2f})",
-            "holds": exponent < 1.5,  # closer to linear (1) than to quadratic (2)
-            "note": "holds if the exponent is nearer 1 than 2; "
+        Claim(
+            claim="cost linear in N at fixed kernel (tiled path, 2-D k=7)",
+            paper="O(N k^2)",
+            measured=f"time ~ N^{exponent:.2f} (dense: N^{dense_exp:.2f})",
+            holds=exponent < 1.5,  # closer to linear (1) than to quadratic (2)
+            note="holds if the exponent is nearer 1 than 2; "
             f"sides {sizes}, 4 heads, d=32, fp32, 1 thread; "
             f"times {[round(t * 1e3, 1) for t in times]} ms (best of 5 on a shared machine)",
-        }
+        )
     ]
     rows.append(_goal_case())
     return rows
 
 
-def _goal_case() -> dict:
+def _goal_case() -> Claim:
     """Issue goal: tiled >= 10x dense-masked SDPA on 2-D 64x64, k=7, 4 heads, d=32 (1 and 2 threads)."""
     q = torch.randn(1, 64, 64, 4, 32)
     k, v = torch.randn_like(q), torch.randn_like(q)
@@ -125,14 +125,14 @@ def _goal_case() -> dict:
         ratios[th] = dense / tiled
         notes.append(f"{th} thread(s): dense {dense * 1e3:.0f} ms, tiled {tiled * 1e3:.1f} ms")
     torch.set_num_threads(threads)
-    return {
-        "claim": "tiled CPU path vs dense-masked SDPA, 2-D 64x64 k=7 (issue goal, not paper)",
-        "paper": ">= 10x",
-        "measured": f"{ratios[2]:.1f}x (2 thr), {ratios[1]:.1f}x (1 thr)",
-        "holds": ratios[2] >= 10,  # the goal is stated for 2 cores
-        "note": "; ".join(notes) + ". Same-run ratios; dense SDPA scales to the 2nd thread "
+    return Claim(
+        claim="tiled CPU path vs dense-masked SDPA, 2-D 64x64 k=7 (issue goal, not paper)",
+        paper=">= 10x",
+        measured=f"{ratios[2]:.1f}x (2 thr), {ratios[1]:.1f}x (1 thr)",
+        holds=ratios[2] >= 10,  # the goal is stated for 2 cores
+        note="; ".join(notes) + ". Same-run ratios; dense SDPA scales to the 2nd thread "
         "better than the tiled path's short ops (and a shared machine's contention hits them hardest)",
-    }
+    )
 
 
 def _peak_mb(side: int, backend: str) -> float:
@@ -140,25 +140,25 @@ def _peak_mb(side: int, backend: str) -> float:
 import torch, natten_lite
 torch.set_num_threads(2)
 q = torch.randn(1, {side}, {side}, 2, 8)
-with torch.no_grad(), _Peak():
-    natten_lite.na2d(q, q, q, 7, backend={backend!r})
+with torch.no_grad():
+    PEAK = peak_memory(lambda: natten_lite.na2d(q, q, q, 7, backend={backend!r}))[1]
 """
-    return _run_peak(code)
+    return peak_mb_in_subprocess(code)
 
 
-def _memory() -> dict:
+def _memory() -> Claim:
     m128 = _peak_mb(128, "reference")
     dense_mb = (128 * 128) ** 2 / 2**20
-    return {
-        "claim": "memory O(N k^2), never O(N^2): 2-D 128x128 k=7 forward (reference)",
-        "paper": "< 200 MB",
-        "measured": f"{m128:.0f} MB",
-        "holds": m128 < 200,
-        "note": f"extra peak RSS, 2 heads, d=8; a dense bool mask alone is {dense_mb:.0f} MB",
-    }
+    return Claim(
+        claim="memory O(N k^2), never O(N^2): 2-D 128x128 k=7 forward (reference)",
+        paper="< 200 MB",
+        measured=f"{m128:.0f} MB",
+        holds=m128 < 200,
+        note=f"extra peak RSS, 2 heads, d=8; a dense bool mask alone is {dense_mb:.0f} MB",
+    )
 
 
-def _simulation() -> list[dict]:
+def _simulation() -> list[Claim]:
     cases = [
         ("FLUX-like 2-D 256^2, k=80^2, s=16^2, tiles 16x8", ((256, 256), 80, 16, (16, 8), False), "10.2x"),
         ("Hunyuan-like 3-D 30x48x80, k=(18,24,24), s=(16,8,8)", ((30, 48, 80), (18, 24, 24), (16, 8, 8), (2, 8, 8), False), "11.1x"),
@@ -171,60 +171,44 @@ def _simulation() -> list[dict]:
         r = tile_work(shape, k, stride=s, q_tile_shape=tile, flatten=flat)
         want = float(paper.split("x")[0])
         rows.append(
-            {
-                "claim": f"tile-work bound vs dense: {name}",
-                "paper": paper,
-                "measured": f"{r['speedup_bound']:.2f}x",
-                "holds": abs(r["speedup_bound"] - want) <= 0.06 * want,
-                "note": f"FLOP bound {r['flop_bound']:.2f}x; pure-Python simulator (natten_lite.sim)",
-            }
+            Claim(
+                claim=f"tile-work bound vs dense: {name}",
+                paper=paper,
+                measured=f"{r['speedup_bound']:.2f}x",
+                holds=abs(r["speedup_bound"] - want) <= 0.06 * want,
+                note=f"FLOP bound {r['flop_bound']:.2f}x; pure-Python simulator (natten_lite.sim)",
+            )
         )
     return rows
 
 
-def claims(full: bool) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
-    rows = [_semantics(60 if full else 24)]
-    rows += _linear_cost([64, 128, 192, 256] if full else [64, 128, 192])
-    rows.append(_memory())
+def claims(args) -> list[Claim]:
+    """The claims; ``--quick`` (the smoke test) keeps the exact ones and skips the timed ones."""
+    torch.set_num_threads(2)
+    rows = [_semantics(3 if args.quick else 60 if args.full else 24)]
+    if not args.quick:
+        rows += _linear_cost([64, 128, 192, 256] if args.full else [64, 128, 192])
+        rows.append(_memory())
     rows += _simulation()
     gpu = torch.cuda.is_available()
     for name, paper in (("1-D", "+1759%"), ("2-D", "+958%")):
         rows.append(
-            {
-                "claim": f"fused kernel forward speedup over naive NA, {name}",
-                "paper": paper,
-                "measured": "see gpu_check.py" if gpu else "n/a (CPU)",
-                "holds": None,
-                "note": "needs an NVIDIA GPU: run `python gpu_check.py --json out.json`; numbers in BENCHMARKS.md",
-            }
+            Claim(
+                claim=f"fused kernel forward speedup over naive NA, {name}",
+                paper=paper,
+                measured="see gpu_check.py" if gpu else "n/a (CPU)",
+                holds=None,
+                note="needs an NVIDIA GPU: run `python gpu_check.py --json out.json`; numbers in BENCHMARKS.md",
+            )
         )
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="larger sweep and sizes")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    torch.set_num_threads(2)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':78s} {'paper':>14s} {'measured':>30s} holds")
-    for r in rows:
-        print(f"{r['claim'][:78]:78s} {r['paper']:>14s} {r['measured']:>30s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    return reproduce_main(
+        PACKAGE, PAPER, claims, argv, doc=__doc__, full_help="larger sweep and sizes", quick=True,
+        default_json=Path(__file__).with_name("reproduce.json"),
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ def test_tile_simulator_against_brute_force():
     # count touched (q tile, kv tile) pairs from the dense mask directly
     shape, k, s, d = (10, 7), (3, 4), (2, 1), (2, 1)
     tq = tk = (2, 3)
-    m = masks.dense_mask(shape, k, s, d).view(*shape, *shape)
+    m = masks.dense_mask(shape, k, stride=s, dilation=d).view(*shape, *shape)
     pairs = set()
     for qi in range(10):
         for qj in range(7):

@@ -44,7 +44,7 @@ def test_random_sweep_masks_and_outputs(seed):
     shape, ks, st, di, ca = random_problem(rng, n, MAXLEN[n])
     oracle = oracle_mask(shape, ks, st, di, ca)
     # the helper mask and the reference's gathered neighbour set equal the oracle
-    assert torch.equal(masks.dense_mask(shape, ks, st, di, ca), oracle)
+    assert torch.equal(masks.dense_mask(shape, ks, stride=st, dilation=di, is_causal=ca), oracle)
     assert torch.equal(_reference_set(shape, ks, st, di, ca), oracle)
     counts = oracle.sum(1).view(*shape)
     coords = torch.stack(torch.meshgrid(*[torch.arange(L) for L in shape], indexing="ij"), -1)
@@ -149,7 +149,7 @@ def test_additional_kv_and_merge():
     ak = torch.randn(2, M, 1, 8, generator=g, dtype=torch.float64)
     av = torch.randn(2, M, 1, 8, generator=g, dtype=torch.float64)
     # dense attention over [NA keys, extra keys] with a mask that always allows the extra keys
-    na_mask = masks.dense_mask(shape, 3, 1, 1, (False, True))
+    na_mask = masks.dense_mask(shape, 3, is_causal=(False, True))
     full_mask = torch.cat([na_mask, torch.ones(20, M, dtype=torch.bool)], dim=1)
     kcat = torch.cat([k.reshape(2, 20, 1, 8), ak], dim=1)
     vcat = torch.cat([v.reshape(2, 20, 1, 8), av], dim=1)

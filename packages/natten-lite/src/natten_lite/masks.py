@@ -20,6 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from ._checks import check_int
+from ._validation import check_na_args, check_shape, check_tile_shape
+
 __all__ = ["dense_mask", "flex_block_mask", "window_1d", "window_bounds"]
 
 
@@ -27,6 +30,7 @@ def window_1d(
     i: int,
     length: int,
     kernel_size: int,
+    *,
     stride: int = 1,
     dilation: int = 1,
     is_causal: bool = False,
@@ -40,7 +44,13 @@ def window_1d(
     >>> list(window_1d(4, 10, 3, is_causal=True))
     [2, 3, 4]
     """
-    k, s, d = kernel_size, stride, dilation
+    length = check_int(length, "length", minimum=1)
+    i = check_int(i, "i", minimum=0, maximum=length - 1)
+    (k,), (s,), (d,), (c,) = check_na_args((length,), kernel_size, stride, dilation, is_causal)
+    return _window(i, length, k, s, d, c)
+
+
+def _window(i: int, length: int, k: int, s: int, d: int, is_causal: bool) -> range:
     g, ii = i % d, i // d
     lg = (length - g + d - 1) // d
     if is_causal:
@@ -53,17 +63,8 @@ def window_1d(
     return range(g + d * start, g + d * end, d)
 
 
-def _per_axis(value, n: int) -> tuple:
-    if isinstance(value, (int, bool)):
-        return (value,) * n
-    value = tuple(value)
-    if len(value) != n:
-        raise ValueError(f"expected an int/bool or a {n}-tuple, got {value!r}")
-    return value
-
-
 def window_bounds(
-    shape: Sequence[int], kernel_size, stride=1, dilation=1, is_causal=False
+    shape: Sequence[int], kernel_size, *, stride=1, dilation=1, is_causal=False
 ) -> list[list[range]]:
     """Per axis, the window (``range(start, stop, dilation)``) of every query coordinate.
 
@@ -78,23 +79,16 @@ def window_bounds(
     >>> [(r.start, r.stop) for r in window_bounds((7,), 3)[0]]
     [(0, 3), (0, 3), (1, 4), (2, 5), (3, 6), (4, 7), (4, 7)]
     """
-    n = len(shape)
-    ks, st, di, ca = (_per_axis(x, n) for x in (kernel_size, stride, dilation, is_causal))
-    for a in range(n):
-        if ks[a] < 2 or st[a] < 1 or di[a] < 1 or st[a] > ks[a] or ks[a] * di[a] > shape[a]:
-            raise ValueError(
-                f"axis {a}: need kernel_size >= 2, 1 <= stride <= kernel_size and "
-                f"kernel_size * dilation <= size, got size={shape[a]}, kernel_size={ks[a]}, "
-                f"stride={st[a]}, dilation={di[a]}"
-            )
+    shape = check_shape(shape)
+    ks, st, di, ca = check_na_args(shape, kernel_size, stride, dilation, is_causal)
     return [
-        [window_1d(i, shape[a], ks[a], st[a], di[a], ca[a]) for i in range(shape[a])]
-        for a in range(n)
+        [_window(i, shape[a], ks[a], st[a], di[a], ca[a]) for i in range(shape[a])]
+        for a in range(len(shape))
     ]
 
 
 def dense_mask(
-    shape: Sequence[int], kernel_size, stride=1, dilation=1, is_causal=False, device=None
+    shape: Sequence[int], kernel_size, *, stride=1, dilation=1, is_causal=False, device=None
 ):
     """Boolean [N, N] mask (True = attend) over row-major flattened tokens, for SDPA.
 
@@ -105,7 +99,10 @@ def dense_mask(
     """
     import torch
 
-    bounds = window_bounds(shape, kernel_size, stride, dilation, is_causal)
+    bounds = window_bounds(
+        shape, kernel_size, stride=stride, dilation=dilation, is_causal=is_causal
+    )
+    shape = tuple(shape)
     n = len(shape)
     N = math.prod(shape)
     mask = None
@@ -126,7 +123,9 @@ def _axis_tables(shape, kernel_size, stride, dilation, is_causal, device=None):
     """Per-axis int tensors (start, end, group, dilation) for mask_mods."""
     import torch
 
-    bounds = window_bounds(shape, kernel_size, stride, dilation, is_causal)
+    bounds = window_bounds(
+        shape, kernel_size, stride=stride, dilation=dilation, is_causal=is_causal
+    )
     tables = []
     for a in range(len(shape)):
         start = torch.tensor([r.start for r in bounds[a]], device=device)
@@ -136,9 +135,10 @@ def _axis_tables(shape, kernel_size, stride, dilation, is_causal, device=None):
 
 
 def na_mask_mod(
-    shape: Sequence[int], kernel_size, stride=1, dilation=1, is_causal=False, device=None
+    shape: Sequence[int], kernel_size, *, stride=1, dilation=1, is_causal=False, device=None
 ):
     """A FlexAttention ``mask_mod(b, h, q_idx, kv_idx)`` for row-major flattened tokens."""
+    shape = check_shape(shape)
     tables = _axis_tables(shape, kernel_size, stride, dilation, is_causal, device)
     n = len(shape)
 
@@ -159,6 +159,7 @@ def na_mask_mod(
 def flex_block_mask(
     shape: Sequence[int],
     kernel_size,
+    *,
     stride=1,
     dilation=1,
     is_causal=False,
@@ -173,11 +174,17 @@ def flex_block_mask(
     """
     from torch.nn.attention.flex_attention import create_block_mask
 
+    shape = check_shape(shape)
+    q_tile_shape = check_tile_shape(q_tile_shape, "q_tile_shape", len(shape))
+    kv_tile_shape = check_tile_shape(kv_tile_shape, "kv_tile_shape", len(shape))
     N = math.prod(shape)
     kw = {}
-    if q_tile_shape is not None:
-        kw["BLOCK_SIZE"] = (math.prod(q_tile_shape), math.prod(kv_tile_shape or q_tile_shape))
-    mm = na_mask_mod(shape, kernel_size, stride, dilation, is_causal, device)
+    if q_tile_shape is not None or kv_tile_shape is not None:
+        q_block = math.prod(q_tile_shape or kv_tile_shape)
+        kw["BLOCK_SIZE"] = (q_block, math.prod(kv_tile_shape or q_tile_shape))
+    mm = na_mask_mod(
+        shape, kernel_size, stride=stride, dilation=dilation, is_causal=is_causal, device=device
+    )
     # on CUDA build the block mask with a compiled mask_mod: an eager build materialises N x N
     compile_mask = str(device).startswith("cuda")
     return create_block_mask(mm, None, None, N, N, device=device, _compile=compile_mask, **kw)

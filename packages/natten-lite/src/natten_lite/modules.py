@@ -9,8 +9,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from papershelf_kernels.neighborhood import normalize_args
-
+from ._checks import check_bool, check_float, check_int, check_probability, check_tensor
+from ._validation import check_per_axis
 from .functional import _na
 
 __all__ = ["NeighborhoodAttention1D", "NeighborhoodAttention2D", "NeighborhoodAttention3D"]
@@ -32,39 +32,45 @@ class _NeighborhoodAttention(nn.Module):
         proj_drop: float = 0.0,
     ):
         super().__init__()
-        if not isinstance(embed_dim, int) or not isinstance(num_heads, int) or num_heads < 1:
-            raise ValueError(
-                f"`embed_dim` and `num_heads` must be positive ints, got {embed_dim}, {num_heads}"
-            )
+        embed_dim = check_int(embed_dim, "embed_dim", minimum=1)
+        num_heads = check_int(num_heads, "num_heads", minimum=1)
         if embed_dim % num_heads:
-            raise ValueError(f"`num_heads` ({num_heads}) must divide `embed_dim` ({embed_dim})")
-        # validate the per-axis arguments now (sizes are checked against the input in forward)
-        big = (1 << 30,) * self.na_dim
-        self.kernel_size, self.stride, self.dilation, self.is_causal = normalize_args(
-            big, kernel_size, stride, dilation, is_causal
+            raise ValueError(f"num_heads ({num_heads}) must divide embed_dim ({embed_dim})")
+        n = self.na_dim
+        # the per-axis arguments now; their sizes against the input in forward (as NATTEN)
+        self.kernel_size = check_per_axis(kernel_size, "kernel_size", n, minimum=2)
+        self.stride = check_per_axis(1 if stride is None else stride, "stride", n)
+        self.dilation = check_per_axis(1 if dilation is None else dilation, "dilation", n)
+        self.is_causal = check_per_axis(
+            False if is_causal is None else is_causal, "is_causal", n, kind="bool"
         )
+        if any(s > k for s, k in zip(self.stride, self.kernel_size)):
+            raise ValueError(
+                f"stride must be <= kernel_size on every axis, got {self.stride} and "
+                f"{self.kernel_size}"
+            )
+        qkv_bias = check_bool(qkv_bias, "qkv_bias")
+        if qk_scale is not None:
+            qk_scale = check_float(qk_scale, "qk_scale")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.head_dim = embed_dim // num_heads
-        self.scale = qk_scale or self.head_dim**-0.5
+        self.scale = qk_scale or self.head_dim**-0.5  # NATTEN: None and 0.0 are the default
         self.qkv = nn.Linear(embed_dim, 3 * embed_dim, bias=qkv_bias)
         self.proj = nn.Linear(embed_dim, embed_dim)
-        self.proj_drop = nn.Dropout(proj_drop)
+        self.proj_drop = nn.Dropout(check_probability(proj_drop, "proj_drop"))
 
     def forward(self, x: torch.Tensor, *, backend: str | None = None) -> torch.Tensor:
-        """x [B, X.., C] -> [B, X.., C]."""
-        if not isinstance(x, torch.Tensor) or x.dim() != self.na_dim + 2:
-            raise ValueError(
-                f"{type(self).__name__} expects x of rank {self.na_dim + 2} [B, X.., C], got "
-                f"{tuple(x.shape) if isinstance(x, torch.Tensor) else type(x).__name__}"
-            )
+        """x [B, X.., C] -> [B, X.., C]; ``backend`` as in ``na1d`` (default: automatic)."""
+        # NaN/inf in x: named here (a sync-free check on CPU only, like the functional API)
+        check_tensor(x, "x", ndim=self.na_dim + 2, finite=x.device.type == "cpu")
         B, *shape, C = x.shape
         if C != self.embed_dim:
-            raise ValueError(f"x has {C} channels, expected embed_dim={self.embed_dim}")
+            raise ValueError(f"x must have embed_dim={self.embed_dim} channels, got {C}")
         qkv = self.qkv(x).reshape(B, *shape, 3, self.num_heads, self.head_dim)
         q, k, v = qkv.unbind(dim=-3)  # each [B, X.., H, D]
         out = _na(
             self.na_dim, q, k, v, self.kernel_size, self.stride, self.dilation, self.is_causal,
-            self.scale, None, None, backend, False, None, None,
+            self.scale, backend=backend,
         )  # fmt: skip
         return self.proj_drop(self.proj(out.reshape(B, *shape, C)))
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from .masks import _per_axis, window_1d
+from ._checks import check_bool
+from ._validation import check_na_args, check_per_axis, check_shape
+from .masks import _window
 
 __all__ = ["tile_work"]
 
@@ -27,7 +29,7 @@ def _axis_windows(L, k, s, d, c):
         lg = (L - g + d - 1) // d
         rows = []
         for ii in range(lg):
-            r = window_1d(g + d * ii, L, k, s, d, c)
+            r = _window(g + d * ii, L, k, s, d, c)
             rows.append(((r.start - g) // d, (r.start - g) // d + len(r)))
         groups[g] = rows
     return groups
@@ -36,6 +38,7 @@ def _axis_windows(L, k, s, d, c):
 def tile_work(
     shape: Sequence[int],
     kernel_size,
+    *,
     stride=1,
     dilation=1,
     is_causal=False,
@@ -62,16 +65,22 @@ def tile_work(
     >>> r["speedup_bound"], r["flop_bound"]
     (4.0, 4.0)
     """
+    shape = check_shape(shape)
     n = len(shape)
-    ks, st, di, ca = (_per_axis(x, n) for x in (kernel_size, stride, dilation, is_causal))
+    ks, st, di, ca = check_na_args(shape, kernel_size, stride, dilation, is_causal)
+    flatten = check_bool(flatten, "flatten")
+    if kv_tile_shape is None:
+        kv_tile_shape = q_tile_shape
+    if flatten:  # 1-D blocks of the flattened sequence: ints, or tuples counted by their product
+        qt = math.prod(check_per_axis(q_tile_shape, "q_tile_shape", _len(q_tile_shape)))
+        kt = math.prod(check_per_axis(kv_tile_shape, "kv_tile_shape", _len(kv_tile_shape)))
+    else:
+        qt = check_per_axis(q_tile_shape, "q_tile_shape", n)
+        kt = check_per_axis(kv_tile_shape, "kv_tile_shape", n)
     N = math.prod(shape)
     wins = [_axis_windows(shape[a], ks[a], st[a], di[a], ca[a]) for a in range(n)]
     min_work = math.prod(sum(e - s for rows in wins[a].values() for s, e in rows) for a in range(n))
-    if kv_tile_shape is None:
-        kv_tile_shape = q_tile_shape
     if not flatten:
-        qt = _per_axis(q_tile_shape, n)
-        kt = _per_axis(kv_tile_shape, n)
         visited = 1
         q_tiles = 1
         kv_tiles = 1
@@ -92,8 +101,7 @@ def tile_work(
             kv_tiles *= nk_a
         tq, tk = math.prod(qt), math.prod(kt)
     else:
-        tq = int(q_tile_shape) if isinstance(q_tile_shape, int) else math.prod(q_tile_shape)
-        tk = int(kv_tile_shape) if isinstance(kv_tile_shape, int) else math.prod(kv_tile_shape)
+        tq, tk = qt, kt
         q_tiles, kv_tiles = -(-N // tq), -(-N // tk)
         visited = _flattened_pairs(shape, wins, di, tq, tk)
     return {
@@ -105,6 +113,10 @@ def tile_work(
         "speedup_bound": N * N / (visited * tq * tk),
         "flop_bound": N * N / min_work,
     }
+
+
+def _len(value) -> int:
+    return len(value) if isinstance(value, Sequence) and not isinstance(value, str | bytes) else 1
 
 
 def _flattened_pairs(shape, wins, di, tq, tk) -> int:
