@@ -16,24 +16,17 @@ import os
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from dp_robust import DPRobustLinearRegression, SmoothAmbiguityRisk, gaussian_prior  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
 
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms  # noqa: E402
+
 
 def _best_ms(fn, repeat):
-    best = np.inf
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return 1e3 * best
+    return timeit_ms(fn, repeat=repeat, warmup=0).best_ms
 
 
 def _loop_value_grad(weights, atoms, theta, beta):
@@ -53,21 +46,19 @@ def _loop_value_grad(weights, atoms, theta, beta):
     return beta * (np.log(np.mean(np.exp(z - z.max()))) + z.max()), lam @ G
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+def run(args) -> Table:
+    configs = [(50, 10, 20, 20)] if args.quick else [(100, 90, 300, 50), (1000, 20, 100, 100)]
+    table = Table(
+        ["config", "loop_eval_ms", "ours_eval_ms", "ratio", "ours_fit_ms", "ridge_fit_ms"],
+        notes=f"{RATIO_NOTE} (baseline = per-atom loop, one value+gradient evaluation); "
+        "fit = DPRobustLinearRegression (L-BFGS-B) vs sklearn Ridge; one BLAS thread",
     )
-    p.add_argument("--quick", action="store_true")
-    p.add_argument("--json", type=Path, default=None)
-    a = p.parse_args(argv)
-    configs = [(50, 10, 20, 20)] if a.quick else [(100, 90, 300, 50), (1000, 20, 100, 100)]
-    rows = []
     for n, d, M, T in configs:
         rng = np.random.default_rng(0)
         X = rng.normal(size=(n, d))
         y = X[:, 0] + rng.normal(size=n)
         risk = SmoothAmbiguityRisk(
-            "squared", beta=1.0, alpha=2.0, base_sampler=gaussian_prior(d), M=M, T=T, random_state=0
+            "squared", beta=1.0, alpha=2.0, base_sampler=gaussian_prior(d), M=M, T=T, rng=0
         ).draw(np.column_stack([y, X]))
         theta = 0.1 * rng.normal(size=d)
         v1, g1 = risk(theta)
@@ -84,39 +75,26 @@ def main(argv: list[str] | None = None) -> int:
             1,
         )
         ridge = _best_ms(lambda X=X, y=y: Ridge(alpha=2.0).fit(X, y), 3)
-        rows.append(
-            [
-                f"n={n},d={d},M={M},T={T}",
-                round(loop, 2),
-                round(ours, 3),
-                f"{loop / ours:.0f}x",
-                round(fit, 1),
-                round(ridge, 2),
-            ]
+        table.add(
+            f"n={n},d={d},M={M},T={T}",
+            round(loop, 2),
+            round(ours, 3),
+            ratio(loop, ours, digits=0),
+            round(fit, 1),
+            round(ridge, 2),
         )
-    cols = ["config", "loop_eval_ms", "ours_eval_ms", "ratio", "ours_fit_ms", "ridge_fit_ms"]
-    print(f"{cols[0]:28s}" + "".join(f"{c:>15s}" for c in cols[1:]))
-    for r in rows:
-        print(f"{r[0]:28s}" + "".join(f"{str(c):>15s}" for c in r[1:]))
-    print(
-        "ratio = loop / ours for one value+gradient evaluation (>1 means faster); one BLAS thread"
+    return table
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(
+        "dp-robust",
+        run,
+        argv,
+        title="criterion value+gradient, ms",
+        doc=__doc__,
+        default_json=Path(__file__).with_name("bench.json"),
     )
-    if a.json:
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(
-            json.dumps(
-                {
-                    "package": "dp-robust",
-                    "title": "criterion value+gradient, ms",
-                    "machine": f"{os.cpu_count()}-core {platform.machine()} CPU",
-                    "columns": cols,
-                    "rows": rows,
-                    "notes": "ratio = per-atom loop / vectorised; fit = DPRobustLinearRegression (L-BFGS-B) vs sklearn Ridge",
-                },
-                indent=2,
-            )
-        )
-    return 0
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 Prints claim | paper | measured | holds and writes a JSON result that `tools/collect.py` gathers
 into docs/reproductions.md.
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--quick] [--full] [--json PATH]
 
 Settings follow the authors' released scripts (github.com/nbariletto/BNP_for_DRO): their losses
 are multiplied by 1e-3 and their ambiguity index is beta = 1, i.e. beta = 1000 in the loss units
@@ -20,10 +20,6 @@ import os
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # many small mat-vecs: BLAS threads only thrash
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import platform  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
@@ -36,6 +32,8 @@ from dp_robust import (  # noqa: E402
     neutral_mean_closed_form,
 )
 from sklearn.linear_model import LogisticRegression, RidgeCV  # noqa: E402
+
+from papershelf_harness import Claim, reproduce_main  # noqa: E402
 
 PACKAGE = "dp-robust"
 PAPER = (
@@ -96,7 +94,7 @@ def sparse_linear(
             Xtr, ytr
         )  # tuned neutral
         out["ridge_cv"].append(rmse(cv.coef_))
-        kw = dict(alpha=alpha, base_sampler=gaussian_prior(d), M=M, T=T, random_state=rng)
+        kw = dict(alpha=alpha, base_sampler=gaussian_prior(d), M=M, T=T, rng=rng)
         risk = SmoothAmbiguityRisk("squared", beta=PAPER_BETA, **kw).draw(
             np.column_stack([ytr, Xtr])
         )
@@ -137,7 +135,7 @@ def sparse_linear_pilot(n_sims, *, n=50, d=40, n_test=2000, M=50, T=50, seed=7):
             base_sampler=gaussian_prior(d),
             M=M,
             T=T,
-            random_state=rng,
+            rng=rng,
         ).draw(np.column_stack([ytr, Xtr]))
         for key, mult in (("averse_1", 1.0), ("averse_03", 0.3)):
             risk.beta = mult * float(np.var(ytr))
@@ -165,7 +163,7 @@ def gaussian_location(n_sims, a=5, *, n=10, n_out=3, mu_out=5.0, M=300, T=50, se
             base_sampler=location_gaussian_prior(mu0),
             M=M,
             T=T,
-            random_state=rng,
+            rng=rng,
         ).draw(x)
         out["averse_paper"].append(abs(risk.minimize()[0]))
         risk.beta = 1.0
@@ -191,7 +189,7 @@ def outlier_mean_brief(
             base_sampler=location_gaussian_prior(0.0),
             M=M,
             T=T,
-            random_state=rng,
+            rng=rng,
         ).draw(x)
         out["averse"].append(abs(risk.minimize()[0]))
     return {key: np.array(v) for key, v in out.items()}
@@ -225,7 +223,7 @@ def sparse_logistic(
             base_sampler=logistic_gaussian_prior(d),
             M=M,
             T=T,
-            random_state=rng,
+            rng=rng,
         ).draw(np.column_stack([ytr, Xtr]))
         out["averse_sgd"].append(
             loss(risk.minimize(solver="sgd", step0=1.0, n_steps=sgd_steps, rng=rng))
@@ -234,11 +232,13 @@ def sparse_logistic(
     return {k: np.array(v) for k, v in out.items()}
 
 
-def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}.
-
-    ``scale`` < 1 shrinks every experiment (used by the test suite).
-    """
+def claims(args) -> list[Claim]:
+    """One Claim per figure-level comparison. ``--quick`` is a seconds-long smoke run (2 datasets
+    per experiment, M = T = 20 draws, short SGD, small test sets), not a reproduction."""
+    full, quick = args.full, args.quick
+    scale = 0.0 if quick else 1.0
+    tiny = dict(M=20, T=20) if quick else {}
+    test = dict(n_test=500) if quick else {}
 
     def k(default, paper):
         return max(2, int(round((paper if full else default) * scale)))
@@ -247,7 +247,7 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
     # ---- Fig. 2: sparse linear regression, a = 2 (full: 200 sims as in the paper)
     ns = k(10, 200)
     steps = 10_000 if scale >= 1 else 1000
-    r = sparse_linear(ns, sgd_steps=steps)
+    r = sparse_linear(ns, sgd_steps=steps, **tiny, **test)
     note = f"n=100, d=90, 5 active, rho=0.3, a=2 (alpha=a/n), M=300, T=50, {ns} datasets, test RMSE mean (sd)"
     rows.append(
         dict(
@@ -318,7 +318,7 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
     )
     # ---- brief's pilot setting (numbers from the brief's own quick run, not from the paper)
     ns = k(30, 100)
-    p = sparse_linear_pilot(ns)
+    p = sparse_linear_pilot(ns, **tiny, **test)
     rows.append(
         dict(
             claim="pilot linreg n=50,d=40: averse(beta=var y) & neutral beat OLS, mean and sd",
@@ -343,7 +343,7 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
     )
     # ---- Fig. 3: Gaussian location with outliers
     ns = k(100, 100)
-    g = gaussian_location(ns)
+    g = gaussian_location(ns, **tiny)
     loss = {key: 1.0 + v**2 for key, v in g.items()}  # exact test loss E(x - theta)^2 on N(0, 1)
     note = (
         f"n=10 + 3 outliers at 5, p0=N(15/13, 1), a=5, beta=1000, M=300, T=50, {ns} sims; neutral "
@@ -377,7 +377,7 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
         )
     )
     ns = k(100, 100)
-    b = outlier_mean_brief(ns)
+    b = outlier_mean_brief(ns, **tiny)
     rows.append(
         dict(
             claim="brief location: 5% outliers at +10, mean |theta| averse < MLE",
@@ -389,7 +389,7 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
     )
     # ---- Fig. 4: sparse logistic regression (SGD of 50k steps per fit: few datasets by default)
     ns = k(4, 200)
-    lg = sparse_logistic(ns, sgd_steps=50_000 if scale >= 1 else 2000)
+    lg = sparse_logistic(ns, sgd_steps=50_000 if scale >= 1 else 2000, **tiny, **test)
     rows.append(
         dict(
             claim="Fig4 logreg: averse (paper SGD) test log-loss < L2 and unpenalised",
@@ -409,36 +409,20 @@ def claims(full: bool = False, *, scale: float = 1.0) -> list[dict]:
             note="same draws; the exact minimiser is nearly unregularised (prior mass a/(a+n) ~ 2e-4)",
         )
     )
-    return rows
+    return [Claim(**r) for r in rows]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        quick=True,
+        full_help="the paper's 200 datasets per experiment (hours)",
+        default_json=Path(__file__).with_name("reproduce.json"),
     )
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':72s} | {'paper':40s} | {'measured':50s} | holds")
-    for r in rows:
-        print(
-            f"{r['claim'][:72]:72s} | {r['paper'][:40]:40s} | {r['measured'][:50]:50s} | {r['holds']}"
-        )
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    print(f"{seconds:.1f} s")
-    return 0
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ def test_gradient_matches_finite_differences(loss, fit_intercept, phi, beta):
         M=7,
         T=9,
         fit_intercept=fit_intercept,
-        random_state=0,
+        rng=0,
     ).draw(data)
     theta = np.random.default_rng(1).normal(size=risk.n_params) * 0.3
     _, g = risk(theta)
@@ -66,11 +66,11 @@ def test_gradient_matches_finite_differences(loss, fit_intercept, phi, beta):
 def test_custom_loss_and_phi_pair_match_builtin():
     X, y = _regression(n=20, d=2)
     data = np.column_stack([y, X])
-    kw = dict(alpha=1.0, base_sampler=gaussian_prior(2), M=5, T=8, random_state=0)
+    kw = dict(alpha=1.0, base_sampler=gaussian_prior(2), M=5, T=8, rng=0)
     loss = lambda th, a: (a[:, 0] - a[:, 1:] @ th) ** 2  # noqa: E731
     grad = lambda th, a: -2 * (a[:, 0] - a[:, 1:] @ th)[:, None] * a[:, 1:]  # noqa: E731
     custom = SmoothAmbiguityRisk(
-        loss, grad, phi=(lambda t: t, lambda t: np.ones_like(t)), **kw
+        loss, grad=grad, phi=(lambda t: t, lambda t: np.ones_like(t)), **kw
     ).draw(data)
     builtin = SmoothAmbiguityRisk("squared", phi="identity", **kw).draw(data)
     th = np.array([0.3, -0.2])
@@ -83,7 +83,7 @@ def test_exp_certainty_equivalent_is_mean_plus_half_variance_over_beta():
     # beta log mean exp(R/beta) = mean R + Var R / (2 beta) + O(1/beta^2)
     X, y = _regression()
     risk = SmoothAmbiguityRisk(
-        "squared", beta=1.0, alpha=1.0, base_sampler=gaussian_prior(5), M=30, T=40, random_state=0
+        "squared", beta=1.0, alpha=1.0, base_sampler=gaussian_prior(5), M=30, T=40, rng=0
     ).draw(np.column_stack([y, X]))
     theta = np.zeros(5)
     R, _ = risk.risks(theta)
@@ -115,7 +115,7 @@ def test_identity_phi_minimiser_is_weighted_least_squares_on_the_draws():
         base_sampler=gaussian_prior(5),
         M=20,
         T=50,
-        random_state=0,
+        rng=0,
     ).draw(np.column_stack([y, X]))
     w = risk.weights.ravel()
     A = risk.atoms.reshape(-1, 6)
@@ -188,14 +188,14 @@ def test_risk_validation():
         risk.minimize(np.zeros(5))
     with pytest.raises(ValueError, match="solver"):
         risk.minimize(solver="adam")
-    with pytest.raises(ValueError, match="disagree"):
+    with pytest.raises(ValueError, match="atoms"):
         SmoothAmbiguityRisk().set_draws(np.ones((2, 3)), np.ones((2, 4, 3)))
 
 
 def test_sgd_solver_approaches_lbfgs():
     X, y = _regression(n=40, d=2)
     risk = SmoothAmbiguityRisk(
-        "squared", beta=5.0, alpha=1.0, base_sampler=gaussian_prior(2), M=20, T=50, random_state=0
+        "squared", beta=5.0, alpha=1.0, base_sampler=gaussian_prior(2), M=20, T=50, rng=0
     ).draw(np.column_stack([y, X]))
     exact = risk.minimize()
     sgd = risk.minimize(solver="sgd", step0=5.0, n_steps=3000, rng=0)

@@ -1,18 +1,16 @@
 """reproduce.py's claims function runs end to end on a tiny configuration."""
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
+from papershelf_harness.testing import load_script
+
+REPRODUCE = Path(__file__).resolve().parents[1] / "reproduce.py"
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("dp_robust_reproduce", ROOT / "reproduce.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(REPRODUCE)
 
 
 def test_sparse_linear_tiny_runs_and_beats_ols():

@@ -8,9 +8,10 @@ from importlib.metadata import version as _version
 
 from .criterion import SmoothAmbiguityRisk
 from .estimators import DPRobustLinearRegression, DPRobustLogisticRegression, DPRobustMean
-from .neutral import dp_risk_moments, neutral_closed_form, neutral_mean_closed_form
+from .neutral import RiskMoments, dp_risk_moments, neutral_closed_form, neutral_mean_closed_form
 from .posterior import (
     DirichletProcessPosterior,
+    PosteriorDraws,
     dirichlet_weights,
     gaussian_prior,
     laplace_axis_prior,
@@ -25,6 +26,8 @@ __all__ = [
     "DPRobustLogisticRegression",
     "DPRobustMean",
     "DirichletProcessPosterior",
+    "PosteriorDraws",
+    "RiskMoments",
     "SmoothAmbiguityRisk",
     "__version__",
     "dirichlet_weights",

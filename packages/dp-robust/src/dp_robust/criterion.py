@@ -24,6 +24,16 @@ from collections.abc import Callable
 import numpy as np
 from scipy import optimize, special
 
+from ._checks import (
+    check_array,
+    check_bool,
+    check_callable,
+    check_float,
+    check_int,
+    check_option,
+    check_rng,
+)
+from ._validation import check_phi, check_positive
 from .posterior import DirichletProcessPosterior
 
 __all__ = ["SmoothAmbiguityRisk", "LOSSES", "PHIS"]
@@ -104,7 +114,7 @@ class SmoothAmbiguityRisk:
         M, T: number of posterior draws and atoms per draw.
         fit_intercept: add an intercept to ``eta`` (linear-model losses only); it is the last
             parameter.
-        random_state: seed or ``numpy.random.Generator`` for the draws.
+        rng: seed or ``numpy.random.Generator`` for the draws.
 
     Call :meth:`draw` with the data (or :meth:`set_draws` with your own weights and atoms) first.
 
@@ -112,7 +122,7 @@ class SmoothAmbiguityRisk:
     >>> X = rng.normal(size=(30, 2)); y = X @ np.array([1.0, -1.0])
     >>> from dp_robust.posterior import gaussian_prior
     >>> risk = SmoothAmbiguityRisk("squared", beta=1.0, alpha=1.0, base_sampler=gaussian_prior(2),
-    ...                            M=20, T=50, random_state=0).draw(np.column_stack([y, X]))
+    ...                            M=20, T=50, rng=0).draw(np.column_stack([y, X]))
     >>> theta = risk.minimize(np.zeros(2))
     >>> theta.shape
     (2,)
@@ -121,6 +131,7 @@ class SmoothAmbiguityRisk:
     def __init__(
         self,
         loss="squared",
+        *,
         grad=None,
         phi="exp",
         beta: float = 1.0,
@@ -129,36 +140,30 @@ class SmoothAmbiguityRisk:
         method: str = "mdmc",
         M: int = 100,
         T: int = 100,
-        *,
         fit_intercept: bool = False,
-        random_state=None,
+        rng=None,
     ):
         if isinstance(loss, str):
-            if loss not in LOSSES and loss != "location":
-                raise ValueError(
-                    f"loss must be one of {[*LOSSES, 'location']} or callable, got {loss!r}"
-                )
+            check_option(loss, "loss", [*LOSSES, "location"])
         elif not callable(loss):
-            raise TypeError("loss must be a string or a callable")
-        elif grad is None or not callable(grad):
-            raise TypeError("a callable loss needs a callable grad(theta, atoms) -> (K, n_params)")
-        if isinstance(phi, str):
-            if phi not in PHIS:
-                raise ValueError(
-                    f"phi must be one of {list(PHIS)} or a (phi, phi_prime) pair, got {phi!r}"
-                )
-        elif not (isinstance(phi, tuple) and len(phi) == 2 and all(map(callable, phi))):
-            raise TypeError("phi must be a string or a (phi, phi_prime) pair of callables")
-        beta = float(beta)
-        if not (beta > 0) or np.isnan(beta):
-            raise ValueError(f"beta must be > 0, got {beta}")
+            raise TypeError(
+                f"loss must be one of {[*LOSSES, 'location']} or a callable, got {type(loss).__name__}"
+            )
+        else:
+            check_callable(grad, "grad")  # a callable loss needs grad(theta, atoms) -> (K, p)
+        phi = check_phi(phi)
+        beta = check_positive(beta, "beta")
         if phi == "power" and beta < 1:
-            raise ValueError(f"phi='power' needs beta >= 1 (convex phi), got {beta}")
-        if method not in ("mdmc", "sbmc"):
-            raise ValueError(f"method must be 'mdmc' or 'sbmc', got {method!r}")
+            raise ValueError(f"beta must be >= 1 with phi='power' (convex phi), got {beta}")
+        alpha = check_positive(alpha, "alpha")
+        if base_sampler is not None:
+            check_callable(base_sampler, "base_sampler")
+        check_option(method, "method", ("mdmc", "sbmc"))
         self.loss, self.grad, self.phi, self.beta = loss, grad, phi, beta
         self.alpha, self.base_sampler, self.method = alpha, base_sampler, method
-        self.M, self.T, self.fit_intercept, self.random_state = M, T, fit_intercept, random_state
+        self.M, self.T = check_int(M, "M", minimum=1), check_int(T, "T", minimum=1)
+        self.fit_intercept = check_bool(fit_intercept, "fit_intercept")
+        self.rng = check_rng(rng)
         self.weights = None
         self.atoms = None
 
@@ -167,20 +172,32 @@ class SmoothAmbiguityRisk:
         """Sample (and keep) M posterior draws given data rows; returns self."""
         if self.base_sampler is None:
             raise ValueError("base_sampler (p0) is required to draw from the DP posterior")
-        post = DirichletProcessPosterior(data, self.alpha, self.base_sampler, rng=self.random_state)
-        w, atoms = post.sample(self.M, self.T, self.method)
+        post = DirichletProcessPosterior(data, self.alpha, self.base_sampler, rng=self.rng)
+        w, atoms = post.sample(self.M, self.T, method=self.method)
         return self.set_draws(w, atoms)
 
     def set_draws(self, weights, atoms) -> SmoothAmbiguityRisk:
         """Use given weights (M, T) and atoms (M, T, D); returns self."""
-        weights = np.asarray(weights, dtype=float)
-        atoms = np.asarray(atoms, dtype=float)
+        weights = check_array(weights, "weights", ndim=2)
+        atoms = check_array(atoms, "atoms", ndim=(2, 3))
         if atoms.ndim == 2:
             atoms = atoms[..., None]
-        if weights.ndim != 2 or atoms.shape[:2] != weights.shape:
+        if atoms.shape[:2] != weights.shape:
             raise ValueError(
-                f"weights (M, T) and atoms (M, T, D) disagree: {weights.shape}, {atoms.shape}"
+                f"atoms must have shape (M, T, D) = {(*weights.shape, 'D')} to match weights, "
+                f"got shape {atoms.shape}"
             )
+        if np.any(weights < 0):
+            raise ValueError("weights must be non-negative")
+        if isinstance(self.loss, str) and self.loss != "location" and atoms.shape[2] < 2:
+            raise ValueError(
+                f"atoms must be rows (y, x_1, ..., x_d) with d >= 1 for loss={self.loss!r}, "
+                f"got shape {atoms.shape}"
+            )
+        return self._install(weights, atoms)
+
+    def _install(self, weights, atoms) -> SmoothAmbiguityRisk:
+        """Keep checked draws (the SGD loop swaps single draws in without re-checking)."""
         self.weights, self.atoms = weights, atoms
         M, T, D = atoms.shape
         flat = atoms.reshape(M * T, D)
@@ -200,11 +217,18 @@ class SmoothAmbiguityRisk:
         return D - 1 + int(self.fit_intercept)
 
     # ------------------------------------------------------------------ evaluation
+    def _theta(self, theta) -> np.ndarray:
+        p = self.n_params
+        theta = check_array(theta, "theta", ndim=(0, 1)).ravel()
+        if theta.size != p:
+            raise ValueError(f"theta must have {p} entries (n_params), got {theta.size}")
+        return theta
+
     def risks(self, theta) -> tuple[np.ndarray, np.ndarray]:
         """Per-draw risks R_m (M,) and their gradients (M, n_params)."""
-        if self.atoms is None:
-            raise RuntimeError("call draw() or set_draws() first")
-        theta = np.asarray(theta, dtype=float).ravel()
+        return self._risks(self._theta(theta))
+
+    def _risks(self, theta):
         M, T, _ = self.atoms.shape
         w = self.weights  # (M, T)
         if callable(self.loss):
@@ -238,9 +262,9 @@ class SmoothAmbiguityRisk:
 
     def __call__(self, theta) -> tuple[float, np.ndarray]:
         """Certainty-equivalent criterion value and gradient at theta."""
-        if self.atoms is not None and isinstance(self.loss, str) and self.loss != "location":
+        theta = self._theta(theta)
+        if isinstance(self.loss, str) and self.loss != "location":
             # fast path: gradient = X^T (lambda_m c_mt), one matrix-vector product
-            theta = np.asarray(theta, dtype=float).ravel()
             R, c = self._linear_parts(theta)
             if isinstance(self.phi, tuple):
                 value, lam = float(np.mean(self.phi[0](R))), self.phi[1](R) / R.size
@@ -251,7 +275,7 @@ class SmoothAmbiguityRisk:
             if self.fit_intercept:
                 g = np.append(g, a.sum())
             return float(value), g
-        R, G = self.risks(theta)
+        R, G = self._risks(theta)
         if isinstance(self.phi, tuple):
             f, fp = self.phi
             return float(np.mean(f(R))), (fp(R)[:, None] * G).mean(axis=0)
@@ -289,9 +313,23 @@ class SmoothAmbiguityRisk:
             (n_params,) minimiser.
         """
         p = self.n_params
-        theta0 = np.zeros(p) if theta0 is None else np.asarray(theta0, dtype=float).ravel().copy()
-        if theta0.size != p:
-            raise ValueError(f"theta0 has {theta0.size} entries, expected {p}")
+        if theta0 is None:
+            theta0 = np.zeros(p)
+        else:
+            theta0 = check_array(theta0, "theta0", ndim=(0, 1)).ravel().copy()
+            if theta0.size != p:
+                raise ValueError(f"theta0 must have {p} entries (n_params), got {theta0.size}")
+        check_option(solver, "solver", ("lbfgs", "sgd"))
+        max_iter = check_int(max_iter, "max_iter", minimum=1)
+        tol = check_float(tol, "tol", minimum=0.0)
+        step0 = check_positive(step0, "step0")
+        n_steps = check_int(n_steps, "n_steps", minimum=1)
+        value, grad = self(theta0)
+        if not (np.isfinite(value) and np.all(np.isfinite(grad))):
+            raise ValueError(
+                f"the criterion is not finite at theta0 (value {value}): check loss, grad, phi "
+                "and the draws (weights, atoms)"
+            )
         if solver == "lbfgs":
             res = optimize.minimize(
                 self,
@@ -302,9 +340,7 @@ class SmoothAmbiguityRisk:
             )
             self.optimize_result_ = res
             return res.x
-        if solver == "sgd":
-            return self._sgd(theta0, step0, n_steps, np.random.default_rng(rng))
-        raise ValueError(f"solver must be 'lbfgs' or 'sgd', got {solver!r}")
+        return self._sgd(theta0, step0, n_steps, check_rng(rng))
 
     def _sgd(self, theta, step0, n_steps, rng):
         M = self.weights.shape[0]
@@ -316,8 +352,8 @@ class SmoothAmbiguityRisk:
                     if t >= n_steps:
                         break
                     t += 1
-                    self.set_draws(full_w[m : m + 1], full_a[m : m + 1])
-                    R, G = self.risks(theta)
+                    self._install(full_w[m : m + 1], full_a[m : m + 1])
+                    R, G = self._risks(theta)
                     if isinstance(self.phi, tuple):
                         slope = self.phi[1](R)[0]
                     elif self.phi == "exp":
@@ -328,5 +364,5 @@ class SmoothAmbiguityRisk:
                         slope = 1.0
                     theta = theta - step0 / (100.0 + np.sqrt(t)) * slope * G[0]
         finally:
-            self.set_draws(full_w, full_a)
+            self._install(full_w, full_a)
         return theta

@@ -21,15 +21,16 @@ Common hyper-parameters:
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.preprocessing import LabelEncoder
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_random_state as sklearn_check_random_state
 
-from .criterion import PHIS, SmoothAmbiguityRisk
+from ._checks import check_array, check_bool, check_float, check_int, check_option, describe
+from ._validation import call_sampler, check_phi, check_positive, check_random_state
+from .criterion import SmoothAmbiguityRisk
 from .posterior import (
     gaussian_prior,
     laplace_axis_prior,
@@ -40,25 +41,35 @@ from .posterior import (
 __all__ = ["DPRobustLinearRegression", "DPRobustLogisticRegression", "DPRobustMean"]
 
 
-def _check_params(est):
+def _check_params(est, priors=("gaussian", "laplace-axis")):
+    """Validate the hyper-parameters in ``fit`` (scikit-learn style: not in ``__init__``)."""
     for name in ("alpha", "beta", "prior_scale"):
-        v = getattr(est, name)
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not np.isfinite(v) or v <= 0:
-            raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
-    if not (isinstance(est.phi, str) and est.phi in PHIS) and not (
-        isinstance(est.phi, tuple) and len(est.phi) == 2 and all(map(callable, est.phi))
-    ):
-        raise ValueError(
-            f"phi must be one of {list(PHIS)} or a (phi, phi_prime) pair, got {est.phi!r}"
-        )
-    if est.phi == "power" and est.beta < 1:
-        raise ValueError(f"phi='power' needs beta >= 1, got {est.beta}")
-    if est.method not in ("mdmc", "sbmc"):
-        raise ValueError(f"method must be 'mdmc' or 'sbmc', got {est.method!r}")
+        check_positive(getattr(est, name), name)
+    phi = check_phi(est.phi)
+    if phi == "power" and est.beta < 1:
+        raise ValueError(f"beta must be >= 1 with phi='power' (convex phi), got {est.beta}")
+    check_option(est.method, "method", ("mdmc", "sbmc"))
     for name in ("M", "T", "max_iter"):
-        v = getattr(est, name)
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        check_int(getattr(est, name), name, minimum=1)
+    check_float(est.tol, "tol", minimum=0.0)
+    if hasattr(est, "fit_intercept"):
+        check_bool(est.fit_intercept, "fit_intercept")
+    if not callable(est.prior):
+        if not isinstance(est.prior, str):
+            raise TypeError(
+                f"prior must be one of {list(priors)} or a callable, got {describe(est.prior)}"
+            )
+        check_option(est.prior, "prior", priors)
+    check_random_state(est.random_state)
+
+
+def _user_prior(prior, width):
+    """Wrap a callable ``prior``: its output is checked and errors name ``prior``."""
+
+    def sampler(rng, size):
+        return call_sampler(prior, "prior", rng, size, width)
+
+    return sampler
 
 
 def _random_sign_response(sampler):
@@ -75,15 +86,10 @@ def _random_sign_response(sampler):
 def _seed(random_state):
     """A numpy Generator derived from a sklearn-style random_state (None, int, RandomState) or a
     ``numpy.random.Generator`` (as the posterior samplers accept); a seed is drawn from it."""
+    check_random_state(random_state)
     if isinstance(random_state, np.random.Generator):
         return np.random.default_rng(random_state.integers(0, 2**31 - 1))
-    try:
-        rs = check_random_state(random_state)
-    except ValueError as err:
-        raise ValueError(
-            "random_state must be None, an int, a numpy.random.RandomState or a "
-            f"numpy.random.Generator, got {random_state!r}"
-        ) from err
+    rs = sklearn_check_random_state(random_state)
     return np.random.default_rng(rs.randint(0, 2**31 - 1))
 
 
@@ -99,7 +105,7 @@ class _DPRobustBase(BaseEstimator):
             M=self.M,
             T=self.T,
             fit_intercept=fit_intercept,
-            random_state=_seed(self.random_state),
+            rng=_seed(self.random_state),
         )
 
     def _fit_risk(self, risk, data, theta0=None):
@@ -161,8 +167,7 @@ class DPRobustLinearRegression(RegressorMixin, _DPRobustBase):
     def fit(self, X, y):
         """Fit on X (n, d), y (n,); returns self."""
         _check_params(self)
-        if self.loss not in ("squared", "absolute"):
-            raise ValueError(f"loss must be 'squared' or 'absolute', got {self.loss!r}")
+        check_option(self.loss, "loss", ("squared", "absolute"))
         X, y = validate_data(self, X, y, y_numeric=True, dtype=np.float64)
         d = X.shape[1]
         if self.fit_intercept:
@@ -174,12 +179,8 @@ class DPRobustLinearRegression(RegressorMixin, _DPRobustBase):
             sampler = gaussian_prior(d, scale=self.prior_scale)
         elif self.prior == "laplace-axis":
             sampler = laplace_axis_prior(d, scale=self.prior_scale)
-        elif callable(self.prior):
-            sampler = self.prior
         else:
-            raise ValueError(
-                f"prior must be 'gaussian', 'laplace-axis' or callable, got {self.prior!r}"
-            )
+            sampler = _user_prior(self.prior, 1 + d)
         risk = self._risk(self.loss, sampler, False)
         self.coef_ = self._fit_risk(risk, np.column_stack([yc, Xc]))
         self.intercept_ = float(y_mean - x_mean @ self.coef_)
@@ -263,12 +264,8 @@ class DPRobustLogisticRegression(ClassifierMixin, _DPRobustBase):
             sampler = logistic_gaussian_prior(d, scale=self.prior_scale)
         elif self.prior == "laplace-axis":
             sampler = _random_sign_response(laplace_axis_prior(d, scale=self.prior_scale))
-        elif callable(self.prior):
-            sampler = self.prior
         else:
-            raise ValueError(
-                f"prior must be 'gaussian', 'laplace-axis' or callable, got {self.prior!r}"
-            )
+            sampler = _user_prior(self.prior, 1 + d)
         targets = (
             [codes == 1]
             if self.classes_.size == 2
@@ -279,7 +276,7 @@ class DPRobustLogisticRegression(ClassifierMixin, _DPRobustBase):
         for positive in targets:
             ys = np.where(positive, 1.0, -1.0)  # (n,) in {-1, +1}
             risk = self._risk("logistic", sampler, bool(self.fit_intercept))
-            risk.random_state = rng
+            risk.rng = rng
             theta = self._fit_risk(risk, np.column_stack([ys, Xc]))
             b = theta[d] if self.fit_intercept else 0.0
             coefs.append(theta[:d])
@@ -360,20 +357,20 @@ class DPRobustMean(_DPRobustBase):
 
     def fit(self, X, y=None):
         """Fit on X (n, p); y is ignored. Returns self."""
-        _check_params(self)
+        _check_params(self, priors=("gaussian",))
         X = validate_data(self, X, dtype=np.float64)
         p = X.shape[1]
-        mu0 = np.asarray(self.prior_mean, dtype=float)
-        if mu0.ndim > 1 or mu0.size not in (1, p) or not np.all(np.isfinite(mu0)):
+        mu0 = check_array(self.prior_mean, "prior_mean", ndim=(0, 1))
+        if mu0.size not in (1, p):
             raise ValueError(
-                f"prior_mean must be a finite scalar or a ({p},) vector, got {self.prior_mean!r}"
+                f"prior_mean must be a scalar or a ({p},) vector, got shape {mu0.shape}"
             )
         if self.prior == "gaussian":
-            sampler = location_gaussian_prior(np.broadcast_to(mu0, (p,)), scale=self.prior_scale)
-        elif callable(self.prior):
-            sampler = self.prior
+            sampler = location_gaussian_prior(
+                np.broadcast_to(mu0.ravel(), (p,)), scale=self.prior_scale
+            )
         else:
-            raise ValueError(f"prior must be 'gaussian' or callable, got {self.prior!r}")
+            sampler = _user_prior(self.prior, p)
         risk = self._risk("location", sampler, False)
         self.location_ = self._fit_risk(risk, X, theta0=X.mean(axis=0))
         self.coef_ = self.location_

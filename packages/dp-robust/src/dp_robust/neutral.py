@@ -15,20 +15,21 @@ These are the references the Monte Carlo criterion is tested against.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-__all__ = ["neutral_closed_form", "neutral_mean_closed_form", "dp_risk_moments"]
+from ._checks import check_array, check_float, check_same_length
+from ._validation import check_positive
+
+__all__ = ["RiskMoments", "dp_risk_moments", "neutral_closed_form", "neutral_mean_closed_form"]
 
 
-def _as_2d(X, name):
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (n_samples, n_features), got shape {X.shape}")
-    if X.shape[0] == 0:
-        raise ValueError(f"{name} is empty")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or inf")
-    return X
+class RiskMoments(NamedTuple):
+    """Mean and variance of ``R_p = E_p h`` under the DP posterior."""
+
+    mean: float
+    variance: float
 
 
 def neutral_closed_form(X, y, *, alpha: float = 1.0, prior_scale: float = 1.0) -> np.ndarray:
@@ -47,17 +48,11 @@ def neutral_closed_form(X, y, *, alpha: float = 1.0, prior_scale: float = 1.0) -
     >>> neutral_closed_form(np.eye(2), np.array([1.0, 2.0]), alpha=1.0)
     array([0.5, 1. ])
     """
-    X = _as_2d(X, "X")
-    y = np.asarray(y, dtype=float).ravel()
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"y has {y.shape[0]} entries, X has {X.shape[0]} rows")
-    if not np.all(np.isfinite(y)):
-        raise ValueError("y contains NaN or inf")
-    alpha, prior_scale = float(alpha), float(prior_scale)
-    if not alpha > 0:
-        raise ValueError(f"alpha must be > 0, got {alpha}")
-    if not prior_scale > 0:
-        raise ValueError(f"prior_scale must be > 0, got {prior_scale}")
+    X = check_array(X, "X", ndim=2)
+    y = check_array(y, "y", ndim=1)
+    check_same_length(X=X, y=y)
+    alpha = check_positive(alpha, "alpha")
+    prior_scale = check_positive(prior_scale, "prior_scale")
     lam = alpha * prior_scale**2
     d = X.shape[1]
     return np.linalg.solve(X.T @ X + lam * np.eye(d), X.T @ y)
@@ -75,18 +70,23 @@ def neutral_mean_closed_form(X, *, alpha: float = 1.0, prior_mean=0.0) -> np.nda
     >>> neutral_mean_closed_form(np.array([1.0, 2.0, 3.0]), alpha=1.0)
     array([1.5])
     """
-    X = np.asarray(X, dtype=float)
+    X = check_array(X, "X", ndim=(1, 2))
     if X.ndim == 1:
         X = X[:, None]
-    X = _as_2d(X, "X")
-    alpha = float(alpha)
-    if not alpha > 0:
-        raise ValueError(f"alpha must be > 0, got {alpha}")
-    mu0 = np.broadcast_to(np.asarray(prior_mean, dtype=float), (X.shape[1],))
+    alpha = check_positive(alpha, "alpha")
+    mu0 = check_array(prior_mean, "prior_mean", ndim=(0, 1))
+    if mu0.size not in (1, X.shape[1]):
+        raise ValueError(
+            f"prior_mean must be a scalar or have {X.shape[1]} entries (one per column of X), "
+            f"got shape {mu0.shape}"
+        )
+    mu0 = np.broadcast_to(mu0.ravel(), (X.shape[1],))
     return (X.sum(axis=0) + alpha * mu0) / (X.shape[0] + alpha)
 
 
-def dp_risk_moments(h_data, h_prior_mean: float, h_prior_second_moment: float, *, alpha: float):
+def dp_risk_moments(
+    h_data, h_prior_mean: float, h_prior_second_moment: float, *, alpha: float
+) -> RiskMoments:
     """Mean and variance of ``R_p = E_p h`` under ``p ~ DP(alpha + n, G_n)``.
 
     ``E[R_p] = E_G h`` and ``Var[R_p] = Var_G(h) / (alpha + n + 1)`` with
@@ -98,13 +98,20 @@ def dp_risk_moments(h_data, h_prior_mean: float, h_prior_second_moment: float, *
         alpha: prior concentration.
 
     Returns:
-        (mean, variance).
+        ``RiskMoments(mean, variance)``.
 
     >>> dp_risk_moments(np.array([0.0, 2.0]), 1.0, 1.0, alpha=2.0)
-    (1.0, 0.1)
+    RiskMoments(mean=1.0, variance=0.1)
     """
-    h = np.asarray(h_data, dtype=float).ravel()
-    n, a = h.size, float(alpha)
+    h = check_array(h_data, "h_data", ndim=1)
+    m_p = check_float(h_prior_mean, "h_prior_mean")
+    s_p = check_float(h_prior_second_moment, "h_prior_second_moment", minimum=0.0)
+    if s_p < m_p * m_p * (1 - 1e-12):
+        raise ValueError(
+            f"h_prior_second_moment must be >= h_prior_mean**2 = {m_p * m_p}, got {s_p}"
+        )
+    h_prior_mean, h_prior_second_moment = m_p, s_p
+    n, a = h.size, check_positive(alpha, "alpha")
     m1 = (a * h_prior_mean + h.sum()) / (a + n)
     m2 = (a * h_prior_second_moment + (h * h).sum()) / (a + n)
-    return float(m1), float((m2 - m1 * m1) / (a + n + 1))
+    return RiskMoments(float(m1), float((m2 - m1 * m1) / (a + n + 1)))

@@ -22,13 +22,18 @@ Note: the authors' released code builds stick-breaking weights as ``cumprod(V)``
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 import numpy as np
+
+from ._checks import check_array, check_callable, check_float, check_int, check_option, check_rng
+from ._validation import call_sampler, check_positive
 
 BaseSampler = Callable[[np.random.Generator, int], np.ndarray]
 
 __all__ = [
     "DirichletProcessPosterior",
+    "PosteriorDraws",
     "stick_breaking_weights",
     "dirichlet_weights",
     "gaussian_prior",
@@ -38,25 +43,18 @@ __all__ = [
 ]
 
 
-def _check_positive_int(value, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return int(value)
+class PosteriorDraws(NamedTuple):
+    """M posterior draws of T atoms each: ``weights`` (M, T) (rows sum to 1), ``atoms`` (M, T, D)."""
+
+    weights: np.ndarray
+    atoms: np.ndarray
 
 
-def _check_concentration(value, name: str = "alpha") -> float:
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a positive number, got {value!r}") from None
-    if not np.isfinite(v) or v <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
-    return v
+def _check_sizes(M, T):
+    return check_int(M, "M", minimum=1), check_int(T, "T", minimum=1)
 
 
-def stick_breaking_weights(M: int, T: int, concentration: float, rng=None) -> np.ndarray:
+def stick_breaking_weights(M: int, T: int, concentration: float, *, rng=None) -> np.ndarray:
     """Truncated stick-breaking weights of ``DP(concentration, .)``.
 
     Args:
@@ -72,10 +70,9 @@ def stick_breaking_weights(M: int, T: int, concentration: float, rng=None) -> np
     >>> w.shape, bool(np.allclose(w.sum(axis=1), 1.0))
     ((3, 5), True)
     """
-    M = _check_positive_int(M, "M")
-    T = _check_positive_int(T, "T")
-    a = _check_concentration(concentration, "concentration")
-    rng = np.random.default_rng(rng)
+    M, T = _check_sizes(M, T)
+    a = check_positive(concentration, "concentration")
+    rng = check_rng(rng)
     v = rng.beta(1.0, a, size=(M, T - 1))  # (M, T-1)
     # log-space product of (1 - V_l) for l < j: stable for long sticks
     log_rest = np.concatenate([np.zeros((M, 1)), np.cumsum(np.log1p(-v), axis=1)], axis=1)  # (M, T)
@@ -86,7 +83,7 @@ def stick_breaking_weights(M: int, T: int, concentration: float, rng=None) -> np
     return w
 
 
-def dirichlet_weights(M: int, T: int, concentration: float, rng=None) -> np.ndarray:
+def dirichlet_weights(M: int, T: int, concentration: float, *, rng=None) -> np.ndarray:
     """Multinomial-Dirichlet (finite-dimensional DP) weights ``Dirichlet(a/T, ..., a/T)``.
 
     Sampled as normalised ``Gamma(a/T, 1)`` variables; for tiny shapes the normalisation is done
@@ -102,10 +99,9 @@ def dirichlet_weights(M: int, T: int, concentration: float, rng=None) -> np.ndar
     >>> dirichlet_weights(2, 4, 8.0, rng=0).sum(axis=1)
     array([1., 1.])
     """
-    M = _check_positive_int(M, "M")
-    T = _check_positive_int(T, "T")
-    a = _check_concentration(concentration, "concentration")
-    rng = np.random.default_rng(rng)
+    M, T = _check_sizes(M, T)
+    a = check_positive(concentration, "concentration")
+    rng = check_rng(rng)
     c = a / T
     log_g = np.log(rng.gamma(c + 1.0, 1.0, size=(M, T))) + np.log(rng.random((M, T))) / c
     log_g -= log_g.max(axis=1, keepdims=True)
@@ -127,7 +123,13 @@ def gaussian_prior(n_features: int, *, scale: float = 1.0, response_scale: float
     Returns:
         ``sampler(rng, size) -> (size, 1 + n_features)`` rows ``(y, x)``.
     """
-    rs = scale if response_scale is None else response_scale
+    n_features = check_int(n_features, "n_features", minimum=1)
+    scale = check_positive(scale, "scale")
+    rs = (
+        scale
+        if response_scale is None
+        else check_float(response_scale, "response_scale", minimum=0.0)
+    )
 
     def sampler(rng: np.random.Generator, size: int) -> np.ndarray:
         out = rng.standard_normal((size, 1 + n_features))
@@ -145,6 +147,8 @@ def laplace_axis_prior(n_features: int, *, scale: float = 1.0):
     criterion is then a LASSO-type (least absolute deviation + l1) problem. (Our construction; the
     paper states an l1 connection but we could not check its exact p0.)
     """
+    n_features = check_int(n_features, "n_features", minimum=1)
+    scale = check_positive(scale, "scale")
 
     def sampler(rng: np.random.Generator, size: int) -> np.ndarray:
         out = np.zeros((size, 1 + n_features))
@@ -158,6 +162,8 @@ def laplace_axis_prior(n_features: int, *, scale: float = 1.0):
 
 def logistic_gaussian_prior(n_features: int, *, scale: float = 1.0):
     """p0 for classification (authors' code): ``y`` uniform on ``{-1, +1}``, ``x ~ N(0, scale^2 I)``."""
+    n_features = check_int(n_features, "n_features", minimum=1)
+    scale = check_positive(scale, "scale")
 
     def sampler(rng: np.random.Generator, size: int) -> np.ndarray:
         out = np.empty((size, 1 + n_features))
@@ -170,7 +176,8 @@ def logistic_gaussian_prior(n_features: int, *, scale: float = 1.0):
 
 def location_gaussian_prior(mean, *, scale: float = 1.0):
     """p0 for location problems: ``xi ~ N(mean, scale^2 I)``; ``mean`` a scalar or (p,) vector."""
-    mean = np.atleast_1d(np.asarray(mean, dtype=float))
+    mean = np.atleast_1d(check_array(mean, "mean", ndim=(0, 1)))
+    scale = check_positive(scale, "scale")
 
     def sampler(rng: np.random.Generator, size: int) -> np.ndarray:
         return mean + scale * rng.standard_normal((size, mean.size))
@@ -194,22 +201,14 @@ class DirichletProcessPosterior:
     ((4, 10), (4, 10, 2))
     """
 
-    def __init__(self, data, alpha: float, base_sampler: BaseSampler, rng=None):
-        data = np.asarray(data, dtype=float)
+    def __init__(self, data, alpha: float, base_sampler: BaseSampler, *, rng=None):
+        data = check_array(data, "data", ndim=(1, 2))
         if data.ndim == 1:
             data = data[:, None]
-        if data.ndim != 2:
-            raise ValueError(f"data must be 1-D or 2-D, got shape {data.shape}")
-        if data.shape[0] == 0:
-            raise ValueError("data is empty")
-        if not np.all(np.isfinite(data)):
-            raise ValueError("data contains NaN or inf")
-        if not callable(base_sampler):
-            raise TypeError("base_sampler must be callable: sampler(rng, size) -> (size, D)")
         self.data = data  # (n, D)
-        self.alpha = _check_concentration(alpha)
-        self.base_sampler = base_sampler
-        self.rng = np.random.default_rng(rng)
+        self.alpha = check_positive(alpha, "alpha")
+        self.base_sampler = check_callable(base_sampler, "base_sampler")
+        self.rng = check_rng(rng)
 
     @property
     def n(self) -> int:
@@ -222,40 +221,31 @@ class DirichletProcessPosterior:
 
     def sample_atoms(self, M: int, T: int) -> np.ndarray:
         """(M, T, D) iid atoms from ``G_n`` (data point w.p. n/(alpha+n), else a p0 draw)."""
-        M = _check_positive_int(M, "M")
-        T = _check_positive_int(T, "T")
+        M, T = _check_sizes(M, T)
         n, D = self.data.shape
         idx = self.rng.integers(0, n, size=M * T)  # (M*T,)
         atoms = self.data[idx].copy()  # (M*T, D)
         from_prior = self.rng.random(M * T) < self.alpha / (self.alpha + n)
         k = int(from_prior.sum())
         if k:
-            draws = np.asarray(self.base_sampler(self.rng, k), dtype=float).reshape(k, -1)
-            if draws.shape[1] != D:
-                raise ValueError(
-                    f"base_sampler returned rows of length {draws.shape[1]}, expected {D}"
-                )
-            atoms[from_prior] = draws
+            atoms[from_prior] = call_sampler(self.base_sampler, "base_sampler", self.rng, k, D)
         return atoms.reshape(M, T, D)
 
-    def sample_sbmc(self, M: int, T: int) -> tuple[np.ndarray, np.ndarray]:
+    def sample_sbmc(self, M: int, T: int) -> PosteriorDraws:
         """Stick-breaking draws: weights (M, T), atoms (M, T, D)."""
-        w = stick_breaking_weights(M, T, self.concentration, self.rng)
-        return w, self.sample_atoms(M, T)
+        w = stick_breaking_weights(M, T, self.concentration, rng=self.rng)
+        return PosteriorDraws(w, self.sample_atoms(M, T))
 
-    def sample_mdmc(self, M: int, T: int) -> tuple[np.ndarray, np.ndarray]:
+    def sample_mdmc(self, M: int, T: int) -> PosteriorDraws:
         """Multinomial-Dirichlet draws: weights (M, T), atoms (M, T, D).
 
         ``T`` should be much larger than ``alpha + n`` for the draws' variance to mimic the DP's:
         ``Var(sum_j w_j h_j) = Var_G(h) (1 + (alpha + n)/T) / (alpha + n + 1)``.
         """
-        w = dirichlet_weights(M, T, self.concentration, self.rng)
-        return w, self.sample_atoms(M, T)
+        w = dirichlet_weights(M, T, self.concentration, rng=self.rng)
+        return PosteriorDraws(w, self.sample_atoms(M, T))
 
-    def sample(self, M: int, T: int, method: str = "mdmc") -> tuple[np.ndarray, np.ndarray]:
+    def sample(self, M: int, T: int, *, method: str = "mdmc") -> PosteriorDraws:
         """Dispatch to :meth:`sample_mdmc` (``"mdmc"``) or :meth:`sample_sbmc` (``"sbmc"``)."""
-        if method == "mdmc":
-            return self.sample_mdmc(M, T)
-        if method == "sbmc":
-            return self.sample_sbmc(M, T)
-        raise ValueError(f"method must be 'mdmc' or 'sbmc', got {method!r}")
+        check_option(method, "method", ("mdmc", "sbmc"))
+        return self.sample_mdmc(M, T) if method == "mdmc" else self.sample_sbmc(M, T)

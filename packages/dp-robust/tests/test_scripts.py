@@ -1,0 +1,9 @@
+"""reproduce.py and bench.py run at a tiny scale and write valid JSON."""
+
+from papershelf_harness.testing import check_scripts
+
+
+def test_scripts(tmp_path):
+    out = check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"])
+    assert len(out["reproduce"]["claims"]) == 15
+    assert out["bench"]["columns"][0] == "config"
