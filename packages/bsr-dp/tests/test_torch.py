@@ -177,8 +177,17 @@ def test_warns_past_n_steps_and_validates():
     opt.step([torch.zeros(1, 2)])
     with pytest.warns(UserWarning, match="n_steps"):
         opt.step([torch.zeros(1, 2)])
-    with pytest.raises(ValueError, match="per-sample gradient"):
+    with pytest.raises(ValueError, match="per_sample_grads"):
         opt.step([torch.zeros(2)])
+    with pytest.raises(TypeError, match="per_sample_grads"):
+        opt.step([np.zeros((1, 2))])
+    kw = dict(lr=0.1, noise_multiplier=1.0, max_grad_norm=1.0, batch_size=1, n_steps=2, min_sep=1)
+    with pytest.raises(TypeError, match="generator"):
+        DPMFSGD([w], **kw, generator=0)
+    with pytest.raises(TypeError, match="lr"):
+        DPMFSGD([w], **{**kw, "lr": "0.1"})
+    with pytest.raises(ValueError, match="momentum"):
+        DPMFSGD([w], **kw, momentum=1.0)
     with pytest.raises(ValueError, match="max_grad_norm"):
         DPMFSGD(
             [w], lr=0.1, noise_multiplier=1.0, max_grad_norm=0.0, batch_size=1, n_steps=2, min_sep=1
