@@ -31,7 +31,7 @@ def test_select_keep_matches_naive(n, heavy, recent, seed):
         return
     g = torch.Generator().manual_seed(seed)
     s = torch.randint(0, 5, (n,), generator=g).float()  # many ties
-    got = select_keep(s, heavy, recent).tolist()
+    got = select_keep(s, heavy=heavy, recent=recent).tolist()
     assert got == naive_keep(s.tolist(), heavy, recent)
     assert len(got) == min(n, heavy + recent)
 
@@ -67,12 +67,12 @@ def random_attention(g, B, H, q, n):
 def test_state_matches_naive_real_drop_over_many_steps(heavy, recent):
     g = torch.Generator().manual_seed(0)
     B, Hkv, G = 2, 2, 2
-    st_ = H2OState(heavy, recent)
+    st_ = H2OState(heavy=heavy, recent=recent)
     naive = {(b, h): NaiveH2O(heavy, recent) for b in range(B) for h in range(Hkv)}
     steps = [7] + [1] * 10 + [3] + [1] * 4  # prefill, decode steps, a chunk, more decode
     for q in steps:
         attn = random_attention(g, B, Hkv * G, q, st_.kept + q)
-        st_.update(attn, Hkv)
+        st_.update(attn, n_kv_heads=Hkv)
         col = attn.sum(2).view(B, Hkv, G, -1).sum(2)
         for (b, h), nv in naive.items():
             nv.step(col[b, h].tolist())
@@ -91,40 +91,40 @@ def test_heavy_hitter_outside_the_recent_window_survives():
     for i in range(n0):
         attn[0, 0, i, : i + 1] = 0.1 / (i + 1)
         attn[0, 0, i, min(i, 1)] += 0.9
-    st_.update(attn, 1)
+    st_.update(attn, n_kv_heads=1)
     assert st_.positions[0, 0].tolist() == [1, 4, 5]
     for _ in range(5):
         a = torch.full((1, 1, 1, st_.kept + 1), 0.02)
         a[0, 0, 0, 0] = 1 - 0.02 * st_.kept
-        st_.update(a, 1)
+        st_.update(a, n_kv_heads=1)
         assert st_.positions[0, 0, 0].item() == 1  # still the heavy hitter
         assert st_.positions[0, 0, -1].item() == st_.seen - 1
 
 
 def test_gqa_sum_equals_summing_the_group_query_heads():
     g = torch.Generator().manual_seed(3)
-    a = H2OState(2, 2, gqa_reduce="sum")
-    b = H2OState(2, 2)
+    a = H2OState(heavy=2, recent=2, gqa_reduce="sum")
+    b = H2OState(heavy=2, recent=2)
     for q in [6, 1, 1, 2, 1]:
         attn = random_attention(g, 1, 4, q, a.kept + q)  # 4 query heads, 2 KV heads
         a.update(attn, n_kv_heads=2)
         b.update(attn.view(1, 2, 2, q, -1).sum(2), n_kv_heads=2)  # pre-summed: one head per KV head
         assert torch.equal(a.positions, b.positions)
         torch.testing.assert_close(a.scores, b.scores)
-    m = H2OState(2, 2, gqa_reduce="mean")
+    m = H2OState(heavy=2, recent=2, gqa_reduce="mean")
     g = torch.Generator().manual_seed(3)
     attn = random_attention(g, 1, 4, 6, 6)
-    m.update(attn, 2)
-    s = H2OState(2, 2)
-    s.update(attn, 2)
+    m.update(attn, n_kv_heads=2)
+    s = H2OState(heavy=2, recent=2)
+    s.update(attn, n_kv_heads=2)
     torch.testing.assert_close(m.scores * 2, s.scores)
     assert torch.equal(m.positions, s.positions)  # same ranking
 
 
 def test_mean_mode_divides_by_rows_that_saw_the_token():
     attn = torch.tensor([[[[1.0, 0, 0], [0.5, 0.5, 0], [0.2, 0.2, 0.6]]]])
-    st_ = H2OState(3, 0, score_mode="mean")
-    st_.update(attn, 1)
+    st_ = H2OState(heavy=3, recent=0, score_mode="mean")
+    st_.update(attn, n_kv_heads=1)
     torch.testing.assert_close(
         st_.ranking_scores()[0, 0], torch.tensor([1.7 / 3, 0.7 / 2, 0.6 / 1])
     )
@@ -139,33 +139,34 @@ def test_mean_mode_can_lose_a_rarely_but_strongly_attended_token():
     for i, r in rows.items():
         for j, a in r.items():
             attn[0, 0, i, j] = a
-    s, m = H2OState(1, 2), H2OState(1, 2, score_mode="mean")
-    s.update(attn, 1)
-    m.update(attn, 1)
+    s, m = H2OState(heavy=1, recent=2), H2OState(heavy=1, recent=2, score_mode="mean")
+    s.update(attn, n_kv_heads=1)
+    m.update(attn, n_kv_heads=1)
     assert s.positions[0, 0].tolist() == [0, 6, 7]
     assert m.positions[0, 0].tolist() == [5, 6, 7]
 
 
 def test_local_and_random_policies():
     g = torch.Generator().manual_seed(0)
-    loc = H2OState(2, 3, policy="local")
+    loc = H2OState(heavy=2, recent=3, policy="local")
     attn = random_attention(g, 1, 1, 9, 9)
-    loc.update(attn, 1)
+    loc.update(attn, n_kv_heads=1)
     assert loc.positions[0, 0].tolist() == [4, 5, 6, 7, 8]
-    r1, r2 = H2OState(3, 2, policy="random", seed=1), H2OState(3, 2, policy="random", seed=2)
+    r1 = H2OState(heavy=3, recent=2, policy="random", generator=torch.Generator().manual_seed(1))
+    r2 = H2OState(heavy=3, recent=2, policy="random", generator=torch.Generator().manual_seed(2))
     attn = random_attention(g, 1, 1, 30, 30)
-    r1.update(attn, 1)
-    r2.update(attn, 1)
+    r1.update(attn, n_kv_heads=1)
+    r2.update(attn, n_kv_heads=1)
     assert r1.positions[0, 0, -2:].tolist() == [28, 29]
     assert r1.positions.tolist() != r2.positions.tolist()
 
 
 def test_padding_is_evicted_first():
-    st_ = H2OState(2, 1)
+    st_ = H2OState(heavy=2, recent=1)
     attn = random_attention(torch.Generator().manual_seed(0), 1, 1, 5, 5)
     attn[..., :2] = 10.0  # padded tokens 0, 1 get (spurious) mass; they must still go first
     valid = torch.tensor([[False, False, True, True, True]])
-    st_.update(attn, 1, new_valid=valid)
+    st_.update(attn, n_kv_heads=1, new_valid=valid)
     assert st_.positions[0, 0].tolist() == [2, 3, 4]
     assert st_.valid.all()
 
@@ -173,15 +174,15 @@ def test_padding_is_evicted_first():
 def test_ratio_budget_resolved_from_the_prompt():
     st_ = H2OState(ratio=(0.1, 0.1))
     assert st_.budget is None
-    st_.update(random_attention(torch.Generator().manual_seed(0), 1, 1, 128, 128), 1)
+    st_.update(random_attention(torch.Generator().manual_seed(0), 1, 1, 128, 128), n_kv_heads=1)
     assert (st_.heavy, st_.recent) == (13, 13)
     assert st_.kept == 26
 
 
 def test_gather_keeps_the_chosen_rows():
-    st_ = H2OState(1, 1)
+    st_ = H2OState(heavy=1, recent=1)
     attn = torch.tensor([[[[1.0, 0, 0], [0.9, 0.1, 0], [0.8, 0.1, 0.1]]]])
-    keep = st_.update(attn, 1)
+    keep = st_.update(attn, n_kv_heads=1)
     k = torch.arange(3.0).view(1, 1, 3, 1).expand(1, 1, 3, 4)
     kk, vv = st_.gather(k, k + 10)
     assert kk[0, 0, :, 0].tolist() == [0.0, 2.0] and vv[0, 0, :, 0].tolist() == [10.0, 12.0]
@@ -190,35 +191,41 @@ def test_gather_keeps_the_chosen_rows():
 
 def test_bad_arguments():
     with pytest.raises(ValueError, match="heavy"):
-        H2OState(-1, 2)
+        H2OState(heavy=-1, recent=2)
     with pytest.raises(TypeError, match="heavy"):
-        H2OState(1.5, 2)
-    with pytest.raises(ValueError, match="both"):
-        H2OState(2)
+        H2OState(heavy=1.5, recent=2)
+    with pytest.raises(ValueError, match="recent"):
+        H2OState(heavy=2)
     with pytest.raises(ValueError, match="not both"):
-        H2OState(2, 2, ratio=(0.1, 0.1))
+        H2OState(heavy=2, recent=2, ratio=(0.1, 0.1))
     with pytest.raises(ValueError, match="ratio"):
         H2OState(ratio=(0.1, 1.5))
-    for bad in (0.2, (True, 0.1), (0.1, float("nan"))):  # a scalar used to raise a bare len() error
-        with pytest.raises(ValueError, match="ratio"):
+    for bad in (0.2, True, "ab"):  # a scalar, a bool or a string where a pair is expected
+        with pytest.raises(TypeError, match="ratio"):
             H2OState(ratio=bad)
+    with pytest.raises(TypeError, match="ratio"):
+        H2OState(ratio=(True, 0.1))
+    with pytest.raises(ValueError, match="ratio"):
+        H2OState(ratio=(0.1, float("nan")))
     with pytest.raises(ValueError, match="score_mode"):
-        H2OState(2, 2, score_mode="max")
+        H2OState(heavy=2, recent=2, score_mode="max")
     with pytest.raises(ValueError, match="gqa_reduce"):
-        H2OState(2, 2, gqa_reduce="max")
+        H2OState(heavy=2, recent=2, gqa_reduce="max")
     with pytest.raises(ValueError, match="policy"):
-        H2OState(2, 2, policy="lru")
+        H2OState(heavy=2, recent=2, policy="lru")
     with pytest.raises(ValueError, match=">= 1"):
-        H2OState(0, 0)
-    st_ = H2OState(2, 2)
-    with pytest.raises(ValueError, match="4-D"):
-        st_.update(torch.ones(3, 3), 1)
+        H2OState(heavy=0, recent=0)
+    with pytest.raises(TypeError, match="generator"):
+        H2OState(heavy=1, recent=1, generator=3)
+    st_ = H2OState(heavy=2, recent=2)
+    with pytest.raises(ValueError, match="attn"):
+        st_.update(torch.ones(3, 3), n_kv_heads=1)
     with pytest.raises(ValueError, match="n_kv_heads"):
-        st_.update(torch.ones(1, 4, 2, 2), 3)
+        st_.update(torch.ones(1, 4, 2, 2), n_kv_heads=3)
     with pytest.raises(ValueError, match="NaN"):
-        st_.update(torch.full((1, 1, 2, 2), float("nan")), 1)
-    st_.update(torch.ones(1, 1, 2, 2) / 2, 1)
+        st_.update(torch.full((1, 1, 2, 2), float("nan")), n_kv_heads=1)
+    st_.update(torch.ones(1, 1, 2, 2) / 2, n_kv_heads=1)
     with pytest.raises(ValueError, match="kept"):
-        st_.update(torch.ones(1, 1, 1, 7), 1)
+        st_.update(torch.ones(1, 1, 1, 7), n_kv_heads=1)
     with pytest.raises(RuntimeError, match="before"):
-        H2OState(1, 1).gather(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2))
+        H2OState(heavy=1, recent=1).gather(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2))

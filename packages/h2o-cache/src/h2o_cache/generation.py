@@ -19,14 +19,31 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 
-from .cache import H2OCache
-from .policy import H2OState
+from ._checks import check_bool, check_float, check_generator, check_int, check_option
+from ._validation import check_attention_mask, check_budgets, check_ids, check_model
+from .cache import ATTENTION_MODES, H2OCache, _uses_attention_interface
+from .policy import GQA_REDUCE, SCORE_MODES, H2OState
 
 POLICIES = ("h2o", "local", "random", "full")
+
+
+class Generation(NamedTuple):
+    """What :func:`h2o_generate` returns with ``return_cache=True``."""
+
+    ids: torch.Tensor  # (B, L + new) prompt and generated ids
+    cache: object  # the H2OCache (detached from the model), or the DynamicCache of policy "full"
+
+
+class MaskModeResult(NamedTuple):
+    """What :func:`h2o_mask_mode` returns with ``return_masks=True``."""
+
+    nll: torch.Tensor  # (B, L - prefill_len) per-token NLL
+    masks: list  # per layer: (B, Hkv, L, L) bool, the keys each row may attend
 
 
 def _cache_kw(model) -> str:
@@ -34,31 +51,29 @@ def _cache_kw(model) -> str:
     return "cache" if "cache" in params else "past_key_values"
 
 
-def _check_ids(name: str, ids) -> torch.Tensor:
-    if not isinstance(ids, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of token ids, got {type(ids).__name__}")
-    if ids.ndim == 1:
-        ids = ids[None]
-    if ids.ndim != 2 or ids.shape[1] == 0 or ids.shape[0] == 0:
-        raise ValueError(f"{name} must be (B, L) with B, L >= 1, got shape {tuple(ids.shape)}")
-    if ids.dtype not in (torch.int64, torch.int32):
-        raise TypeError(f"{name} must hold integer token ids, got {ids.dtype}")
-    return ids.long()
+def _check_common(model, policy, score_mode, gqa_reduce, heavy, recent, ratio):
+    check_model(model)
+    check_option(policy, "policy", POLICIES)
+    check_option(score_mode, "score_mode", SCORE_MODES)
+    check_option(gqa_reduce, "gqa_reduce", GQA_REDUCE)
+    if policy != "full":
+        check_budgets(heavy, recent, ratio)
 
 
 @torch.no_grad()
 def h2o_generate(
     model,
     input_ids: torch.Tensor,
+    *,
     max_new_tokens: int,
     heavy: int | None = None,
     recent: int | None = None,
-    *,
     ratio: Sequence[float] | None = None,
     attention_mask: torch.Tensor | None = None,
     score_mode: str = "sum",
     gqa_reduce: str = "sum",
     policy: str = "h2o",
+    attention: str = "auto",
     do_sample: bool = False,
     temperature: float = 1.0,
     eos_token_id: int | None = None,
@@ -68,160 +83,159 @@ def h2o_generate(
     """Generate with an H2O-evicting cache in an explicit decode loop.
 
     Args:
-        model: a transformers causal LM.
+        model: a transformers causal LM (its attention implementation is restored afterwards).
         input_ids: (B, L) prompt ids (left-padded when B > 1, with ``attention_mask``).
         max_new_tokens: tokens to generate.
         heavy, recent: budget per layer and KV head (or ``ratio`` of the prompt length).
         attention_mask: (B, L) 1 for tokens, 0 for (left) padding.
-        score_mode, gqa_reduce, policy: see :class:`H2OState`; policy "full" uses no eviction.
+        score_mode, gqa_reduce, policy, attention: see :class:`H2OCache`; policy "full" uses no
+            eviction.
         do_sample, temperature, generator: sampling instead of greedy decoding.
         eos_token_id: rows that produced it keep emitting it.
-        return_cache: also return the cache.
+        return_cache: return a :class:`Generation` (ids and the cache) instead of the ids.
 
     Returns:
-        (B, L + max_new_tokens) ids (and the cache when ``return_cache``).
+        (B, L + max_new_tokens) ids, or a :class:`Generation` with ``return_cache``.
     """
-    input_ids = _check_ids("input_ids", input_ids)
-    if (
-        isinstance(max_new_tokens, bool)
-        or not isinstance(max_new_tokens, int)
-        or max_new_tokens < 0
-    ):
-        raise ValueError(f"max_new_tokens must be a non-negative int, got {max_new_tokens!r}")
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-    if do_sample and not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature!r}")
+    _check_common(model, policy, score_mode, gqa_reduce, heavy, recent, ratio)
+    input_ids = check_ids(input_ids, "input_ids")
+    max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=0)
+    check_option(attention, "attention", ATTENTION_MODES)
+    do_sample = check_bool(do_sample, "do_sample")
+    temperature = check_float(temperature, "temperature", minimum=0.0, min_inclusive=False)
+    if eos_token_id is not None:
+        eos_token_id = check_int(eos_token_id, "eos_token_id", minimum=0)
+    generator = check_generator(generator)
+    return_cache = check_bool(return_cache, "return_cache")
     dev = input_ids.device
     B, L = input_ids.shape
     if attention_mask is None:
         attention_mask = torch.ones(B, L, dtype=torch.long, device=dev)
-    elif attention_mask.shape != input_ids.shape:
-        raise ValueError(
-            f"attention_mask shape {tuple(attention_mask.shape)} != input_ids shape {(B, L)}"
-        )
-    attention_mask = attention_mask.long()
+    else:
+        attention_mask = check_attention_mask(attention_mask, "attention_mask", (B, L)).to(dev)
     if policy == "full":
         from transformers import DynamicCache
 
         cache = DynamicCache(config=model.config)
+        ctx = contextlib.nullcontext(cache)
     else:
-        cache = H2OCache(
+        ctx = H2OCache(
             model,
-            heavy,
-            recent,
+            heavy=heavy,
+            recent=recent,
             ratio=ratio,
             score_mode=score_mode,
             gqa_reduce=gqa_reduce,
             policy=policy,
+            attention=attention,
         )
     kw = _cache_kw(model)
     pos = (attention_mask.cumsum(-1) - 1).clamp_min(0)
     out_ids = input_ids
     step_ids, step_pos = input_ids, pos
     done = torch.zeros(B, dtype=torch.bool, device=dev)
-    for _ in range(max_new_tokens):
-        logits = (
-            model(
-                input_ids=step_ids,
-                attention_mask=attention_mask,
-                position_ids=step_pos,
-                use_cache=True,
-                **{kw: cache},
+    with ctx as cache:
+        for _ in range(max_new_tokens):
+            logits = (
+                model(
+                    input_ids=step_ids,
+                    attention_mask=attention_mask,
+                    position_ids=step_pos,
+                    use_cache=True,
+                    **{kw: cache},
+                )
+                .logits[:, -1]
+                .float()
             )
-            .logits[:, -1]
-            .float()
-        )
-        if do_sample:
-            probs = torch.softmax(logits / temperature, dim=-1)
-            nxt = torch.multinomial(probs, 1, generator=generator)[:, 0]
-        else:
-            nxt = logits.argmax(-1)
-        if eos_token_id is not None:
-            nxt = torch.where(done, torch.full_like(nxt, eos_token_id), nxt)
-            done = done | (nxt == eos_token_id)
-        out_ids = torch.cat([out_ids, nxt[:, None]], dim=1)
-        attention_mask = torch.cat(
-            [attention_mask, torch.ones(B, 1, dtype=torch.long, device=dev)], dim=1
-        )
-        step_ids, step_pos = nxt[:, None], step_pos[:, -1:] + 1
-        if eos_token_id is not None and bool(done.all()):
-            break
-    return (out_ids, cache) if return_cache else out_ids
+            if do_sample:
+                probs = torch.softmax(logits / temperature, dim=-1)
+                nxt = torch.multinomial(probs, 1, generator=generator)[:, 0]
+            else:
+                nxt = logits.argmax(-1)
+            if eos_token_id is not None:
+                nxt = torch.where(done, torch.full_like(nxt, eos_token_id), nxt)
+                done = done | (nxt == eos_token_id)
+            out_ids = torch.cat([out_ids, nxt[:, None]], dim=1)
+            attention_mask = torch.cat(
+                [attention_mask, torch.ones(B, 1, dtype=torch.long, device=dev)], dim=1
+            )
+            step_ids, step_pos = nxt[:, None], step_pos[:, -1:] + 1
+            if eos_token_id is not None and bool(done.all()):
+                break
+    return Generation(out_ids, cache) if return_cache else out_ids
 
 
-def _check_eval_args(ids, prefill_len, policy):
-    ids = _check_ids("ids", ids)
-    if (
-        isinstance(prefill_len, bool)
-        or not isinstance(prefill_len, int)
-        or not 1 <= prefill_len < ids.shape[1]
-    ):
-        raise ValueError(
-            f"prefill_len must be an int in [1, {ids.shape[1] - 1}], got {prefill_len!r}"
-        )
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
-    return ids
+def _check_eval_args(model, ids, prefill_len, policy, score_mode, gqa_reduce, heavy, recent, ratio):
+    _check_common(model, policy, score_mode, gqa_reduce, heavy, recent, ratio)
+    ids = check_ids(ids, "ids")
+    if ids.shape[1] < 2:
+        raise ValueError(f"ids needs at least 2 tokens (a prompt and a target), got {ids.shape[1]}")
+    prefill_len = check_int(prefill_len, "prefill_len", minimum=1, maximum=ids.shape[1] - 1)
+    return ids, prefill_len
 
 
 @torch.no_grad()
 def h2o_token_nll(
     model,
     ids: torch.Tensor,
+    *,
     prefill_len: int,
     heavy: int | None = None,
     recent: int | None = None,
     policy: str = "h2o",
-    *,
     ratio: Sequence[float] | None = None,
     score_mode: str = "sum",
     gqa_reduce: str = "sum",
-    seed: int = 0,
+    attention: str = "auto",
+    generator: torch.Generator | None = None,
 ) -> torch.Tensor:
     """Per-token negative log-likelihood of ``ids[:, prefill_len:]`` under real eviction.
 
     The prompt ``ids[:, :prefill_len]`` is run in one forward (full causal attention, scored, then
     compressed); the rest is fed one token at a time through the evicting cache. ``policy``:
     "h2o" | "local" (recent window of heavy + recent) | "random" (random heavy + recent) |
-    "full" (no eviction; one forward).
+    "full" (no eviction; one forward). The model's attention implementation is restored after.
 
     Returns:
         (B, L - prefill_len) float32 NLL in nats.
     """
-    ids = _check_eval_args(ids, prefill_len, policy)
+    ids, prefill_len = _check_eval_args(
+        model, ids, prefill_len, policy, score_mode, gqa_reduce, heavy, recent, ratio
+    )
+    check_option(attention, "attention", ATTENTION_MODES)
     B, L = ids.shape
     targets = ids[:, prefill_len:]
     if policy == "full":
         logits = model(input_ids=ids, use_cache=False).logits[:, prefill_len - 1 : -1].float()
         return F.cross_entropy(logits.transpose(1, 2), targets, reduction="none")
-    cache = H2OCache(
+    kw = _cache_kw(model)
+    pos = torch.arange(L, device=ids.device)[None].expand(B, L)
+    with H2OCache(
         model,
-        heavy,
-        recent,
+        heavy=heavy,
+        recent=recent,
         ratio=ratio,
         score_mode=score_mode,
         gqa_reduce=gqa_reduce,
         policy=policy,
-        seed=seed,
-    )
-    kw = _cache_kw(model)
-    pos = torch.arange(L, device=ids.device)[None].expand(B, L)
-    out = model(
-        input_ids=ids[:, :prefill_len],
-        position_ids=pos[:, :prefill_len],
-        use_cache=True,
-        **{kw: cache},
-    )
-    logits = [out.logits[:, -1].float()]
-    for t in range(prefill_len, L - 1):
+        attention=attention,
+        generator=generator,
+    ) as cache:
         out = model(
-            input_ids=ids[:, t : t + 1],
-            position_ids=pos[:, t : t + 1],
+            input_ids=ids[:, :prefill_len],
+            position_ids=pos[:, :prefill_len],
             use_cache=True,
             **{kw: cache},
         )
-        logits.append(out.logits[:, -1].float())
+        logits = [out.logits[:, -1].float()]
+        for t in range(prefill_len, L - 1):
+            out = model(
+                input_ids=ids[:, t : t + 1],
+                position_ids=pos[:, t : t + 1],
+                use_cache=True,
+                **{kw: cache},
+            )
+            logits.append(out.logits[:, -1].float())
     logits = torch.stack(logits, dim=2)  # (B, V, L - prefill_len)
     return F.cross_entropy(logits, targets, reduction="none")
 
@@ -229,21 +243,23 @@ def h2o_token_nll(
 def h2o_perplexity(
     model,
     ids: torch.Tensor,
+    *,
     prefill_len: int,
     heavy: int | None = None,
     recent: int | None = None,
     policy: str = "h2o",
-    *,
     ratio: Sequence[float] | None = None,
     score_mode: str = "sum",
     gqa_reduce: str = "sum",
-    seed: int = 0,
+    attention: str = "auto",
+    generator: torch.Generator | None = None,
 ) -> float:
     """Teacher-forced perplexity of ``ids[:, prefill_len:]`` with real eviction (see
     :func:`h2o_token_nll`): ``exp(mean NLL)`` over all batch rows and continuation tokens."""
     nll = h2o_token_nll(
-        model, ids, prefill_len, heavy, recent, policy,
-        ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, seed=seed,
+        model, ids, prefill_len=prefill_len, heavy=heavy, recent=recent, policy=policy,
+        ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, attention=attention,
+        generator=generator,
     )  # fmt: skip
     return float(torch.exp(nll.double().mean()))
 
@@ -256,10 +272,21 @@ MASK_ATTN_NAME = "h2o_mask"
 _MASK_CTX: dict = {}
 
 
-def _sequential_keep_masks(s: torch.Tensor, n_kv: int, P: int, st: H2OState) -> torch.Tensor:
+def _sequential_keep_masks(
+    s: torch.Tensor,
+    n_kv: int,
+    P: int,
+    st: H2OState,
+    *,
+    window: int | None = None,
+    sinks: torch.Tensor | None = None,
+) -> torch.Tensor:
     """Allowed-key mask (B, Hkv, L, L) for scores ``s`` (B, H, L, L), rows >= P evicting.
 
-    Works on a boolean "kept" set over absolute positions (no gathering), unlike the cache.
+    Works on a boolean "kept" set over absolute positions (no gathering), unlike the cache. A
+    sliding ``window`` restricts what each row attends (keys at positions > t - window), not
+    what is kept; ``sinks`` (H,) are extra softmax logits (attention sinks) that take mass from
+    the keys.
     """
     B, H, L, _ = s.shape
     G = H // n_kv
@@ -274,11 +301,18 @@ def _sequential_keep_masks(s: torch.Tensor, n_kv: int, P: int, st: H2OState) -> 
 
     def masked_softmax(rows_s, allowed):  # rows_s (B, H, r, L), allowed (B, Hkv, r, L)
         a = allowed.repeat_interleave(G, dim=1)
-        return torch.softmax(rows_s.masked_fill(~a, float("-inf")), dim=-1)
+        x = rows_s.masked_fill(~a, float("-inf"))
+        if sinks is None:
+            return torch.softmax(x, dim=-1)
+        sk = sinks.float().reshape(1, H, 1, 1).expand(B, H, x.shape[2], 1)
+        return torch.softmax(torch.cat([x, sk], dim=-1), dim=-1)[..., :-1]
 
     pos = torch.arange(L, device=dev)
+    band = torch.ones(L, L, dtype=torch.bool, device=dev).tril()
+    if window is not None:
+        band = band & (pos[None, :] > pos[:, None] - window)
     allowed = torch.zeros(B, n_kv, L, L, dtype=torch.bool, device=dev)
-    allowed[:, :, :P, :P] = torch.ones(P, P, dtype=torch.bool, device=dev).tril()
+    allowed[:, :, :P, :P] = band[:P, :P]
     p = masked_softmax(s[:, :, :P], allowed[:, :, :P])
     score = reduce(p.sum(2))
     count = (P - pos).clamp_min(0).float().expand(B, n_kv, L).clone() * (pos < P)
@@ -303,8 +337,8 @@ def _sequential_keep_masks(s: torch.Tensor, n_kv: int, P: int, st: H2OState) -> 
     for t in range(P, L):
         row = keep.clone()
         row[..., t] = True
-        allowed[:, :, t] = row
-        p = masked_softmax(s[:, :, t : t + 1], row[:, :, None])[:, :, 0]  # (B, H, L)
+        allowed[:, :, t] = row & band[t]
+        p = masked_softmax(s[:, :, t : t + 1], allowed[:, :, t : t + 1])[:, :, 0]  # (B, H, L)
         score = score + reduce(p)
         count = count + row.float()
         keep = evict(row, t)
@@ -322,10 +356,22 @@ def _mask_mode_attention(
     kk = key.float().repeat_interleave(G, dim=1)
     vv = value.float().repeat_interleave(G, dim=1)
     s = torch.matmul(query.float(), kk.transpose(-1, -2)) * scaling  # (B, H, L, L)
-    st = H2OState(ctx["heavy"], ctx["recent"], seed=ctx["seed"], **ctx["state_kwargs"])
-    allowed = _sequential_keep_masks(s, n_kv, ctx["prefill_len"], st)
+    softcap = kwargs.get("softcap")
+    if softcap is not None:
+        s = torch.tanh(s / softcap) * softcap
+    window = kwargs.get("sliding_window")
+    sinks = kwargs.get("s_aux")
+    st = H2OState(**ctx["state_kwargs"])
+    allowed = _sequential_keep_masks(
+        s, n_kv, ctx["prefill_len"], st, window=None if window is None else int(window), sinks=sinks
+    )
     ctx["masks"].append(allowed)
-    p = torch.softmax(s.masked_fill(~allowed.repeat_interleave(G, dim=1), float("-inf")), dim=-1)
+    x = s.masked_fill(~allowed.repeat_interleave(G, dim=1), float("-inf"))
+    if sinks is None:
+        p = torch.softmax(x, dim=-1)
+    else:
+        sk = sinks.float().reshape(1, H, 1, 1).expand(B, H, L, 1)
+        p = torch.softmax(torch.cat([x, sk], dim=-1), dim=-1)[..., :-1]
     out = torch.matmul(p, vv).to(query.dtype)
     return out.transpose(1, 2).contiguous(), p
 
@@ -335,6 +381,11 @@ def _attn_implementation(model, name):
     prev = model.config._attn_implementation
     model.set_attn_implementation(name)
     try:
+        if model.config._attn_implementation != name:
+            raise NotImplementedError(
+                f"h2o_mask_mode: model.set_attn_implementation({name!r}) did not take effect on "
+                f"{type(model).__name__}; mask mode needs transformers' AttentionInterface"
+            )
         yield
     finally:
         model.set_attn_implementation(prev)
@@ -344,11 +395,11 @@ def _attn_implementation(model, name):
 def h2o_mask_mode(
     model,
     ids: torch.Tensor,
+    *,
     prefill_len: int,
     heavy: int | None = None,
     recent: int | None = None,
     policy: str = "h2o",
-    *,
     ratio: Sequence[float] | None = None,
     score_mode: str = "sum",
     gqa_reduce: str = "sum",
@@ -356,29 +407,36 @@ def h2o_mask_mode(
 ):
     """Per-token NLL as :func:`h2o_token_nll`, from ONE forward with sequentially built masks.
 
-    In every layer the score matrix is computed once; row t (t >= prefill_len) may attend to the
-    set kept after rows < t, scored with the *masked* softmax of those rows, plus itself. This
-    reproduces real eviction exactly (up to float rounding) for the "h2o" and "local" policies
-    ("random" uses its own priorities, so it matches only in distribution).
+    In every layer the score matrix is computed once (with the layer's soft-capping, sliding
+    window and attention sinks); row t (t >= prefill_len) may attend to the set kept after rows
+    < t, scored with the *masked* softmax of those rows, plus itself. This reproduces real
+    eviction exactly (up to float rounding) for the "h2o" and "local" policies ("random" uses
+    its own priorities, so it matches only in distribution). Needs a model that uses
+    transformers' AttentionInterface (not Falcon or Bloom).
 
     Returns:
-        (B, L - prefill_len) NLL, and with ``return_masks`` the list of per-layer allowed-key
-        masks (B, Hkv, L, L).
+        (B, L - prefill_len) NLL, or with ``return_masks`` a :class:`MaskModeResult` with the
+        per-layer allowed-key masks (B, Hkv, L, L).
     """
-    ids = _check_eval_args(ids, prefill_len, policy)
+    ids, prefill_len = _check_eval_args(
+        model, ids, prefill_len, policy, score_mode, gqa_reduce, heavy, recent, ratio
+    )
+    return_masks = check_bool(return_masks, "return_masks")
     if policy == "full":
         raise ValueError(
-            "h2o_mask_mode evicts; use h2o_token_nll(..., policy='full') for the full cache"
+            "policy='full' does not evict; use h2o_token_nll(..., policy='full') for the full cache"
         )
-    H2OState(
-        heavy, recent, ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, policy=policy
-    )  # validate
+    if not _uses_attention_interface(model):
+        raise NotImplementedError(
+            f"h2o_mask_mode needs transformers' AttentionInterface, which {type(model).__name__} "
+            "does not use; use h2o_token_nll"
+        )
+    state_kwargs = dict(heavy=heavy, recent=recent, ratio=ratio, score_mode=score_mode,
+                        gqa_reduce=gqa_reduce, policy=policy)  # fmt: skip
+    H2OState(**state_kwargs)  # validate
     _register_mask_mode()
     _MASK_CTX.clear()
-    _MASK_CTX.update(
-        heavy=heavy, recent=recent, seed=0, prefill_len=prefill_len, masks=[],
-        state_kwargs=dict(ratio=ratio, score_mode=score_mode, gqa_reduce=gqa_reduce, policy=policy),
-    )  # fmt: skip
+    _MASK_CTX.update(prefill_len=prefill_len, masks=[], state_kwargs=state_kwargs)
     try:
         with _attn_implementation(model, MASK_ATTN_NAME):
             logits = model(input_ids=ids, use_cache=False).logits[:, prefill_len - 1 : -1].float()
@@ -386,7 +444,7 @@ def h2o_mask_mode(
     finally:
         _MASK_CTX.clear()
     nll = F.cross_entropy(logits.transpose(1, 2), ids[:, prefill_len:], reduction="none")
-    return (nll, masks) if return_masks else nll
+    return MaskModeResult(nll, masks) if return_masks else nll
 
 
 def _register_mask_mode() -> None:
