@@ -10,7 +10,7 @@ from specexec import MarkovLM, OffloadCostModel
 
 @pytest.fixture
 def pair():
-    t = MarkovLM.random(5, order=1, seed=0)
+    t = MarkovLM.random(5, order=1, rng=0)
     return t, t.perturbed(0.3)
 
 
@@ -20,7 +20,7 @@ def test_contract_signature():
     sig = inspect.signature(sx.specexec_generate)
     names = list(sig.parameters)
     assert names[:4] == ["target", "draft", "input_ids", "max_new_tokens"]
-    for name, default in [("budget", 128), ("temperature", 1.0), ("top_p", 1.0), ("seed", None)]:
+    for name, default in [("budget", 128), ("temperature", 1.0), ("top_p", 1.0), ("rng", None)]:
         p = sig.parameters[name]
         assert p.kind is inspect.Parameter.KEYWORD_ONLY and p.default == default
 
@@ -28,15 +28,16 @@ def test_contract_signature():
 def test_return_types_and_stats(pair):
     t, d = pair
     for inp in ([0, 1], np.array([[0, 1]])):
-        tokens, stats = sx.specexec_generate(t, d, inp, 6, budget=4, seed=0)
+        tokens, stats = sx.specexec_generate(t, d, inp, 6, budget=4, rng=0)
         assert isinstance(tokens, np.ndarray) and tokens.shape == (6,)
         assert tokens.dtype == np.int64
-        assert isinstance(stats, sx.GenerationStats) and isinstance(stats, dict)
-        assert stats["new_tokens"] == stats.new_tokens == 6
-        assert stats.target_calls == len(stats["accepted_per_call"]) == stats.iterations
-        assert stats["tokens_per_call"] == pytest.approx(np.mean(stats["accepted_per_call"]))
-        assert stats.block_efficiency == stats.tokens_per_call
-        assert sum(stats["accepted_per_call"]) >= 6
+        assert isinstance(stats, sx.GenerationStats)
+        assert stats.new_tokens == stats.new_tokens == 6
+        assert stats.target_calls == len(stats.emitted)
+        assert stats.tokens_per_call == pytest.approx(np.mean(stats.emitted))
+        with pytest.raises(AttributeError):  # frozen
+            stats.new_tokens = 0
+        assert sum(stats.emitted) >= 6
         with pytest.raises(AttributeError):
             _ = stats.no_such_key
     empty, st0 = sx.specexec_generate(t, d, [0], 0)
@@ -52,8 +53,8 @@ def test_spectr_style_batched_callable_and_1d_callable_agree(pair):
         calls.append(np.asarray(prefixes).shape)
         return t(prefixes)
 
-    a, _ = sx.specexec_generate(batched, d, [1, 2], 12, budget=8, seed=3)
-    b, _ = sx.specexec_generate(t, d, [1, 2], 12, budget=8, seed=3)
+    a, _ = sx.specexec_generate(batched, d, [1, 2], 12, budget=8, rng=3)
+    b, _ = sx.specexec_generate(t, d, [1, 2], 12, budget=8, rng=3)
     assert a.tolist() == b.tolist()
     assert all(len(s) == 2 for s in calls) and max(s[0] for s in calls) > 1  # nodes batched
     with pytest.raises(ValueError, match=r"float\[B, V\]"):
@@ -62,13 +63,13 @@ def test_spectr_style_batched_callable_and_1d_callable_agree(pair):
 
 def test_eos_stops_generation(pair):
     t, d = pair
-    tokens, _ = sx.autoregressive_generate(t, [0], 200, seed=1)
+    tokens, _ = sx.autoregressive_generate(t, [0], 200, rng=1)
     eos = int(tokens[3])
     first = tokens.tolist().index(eos)
     for fn in (sx.specexec_generate, sx.chain_speculative_generate):
-        out, st = fn(t, d, [0], 200, seed=1, eos_token_id=eos)
+        out, st = fn(t, d, [0], 200, rng=1, eos_token_id=eos)
         assert out[-1] == eos and eos not in out[:-1].tolist()
-    out, _ = sx.autoregressive_generate(t, [0], 200, seed=1, eos_token_id=eos)
+    out, _ = sx.autoregressive_generate(t, [0], 200, rng=1, eos_token_id=eos)
     assert out.tolist() == tokens[: first + 1].tolist()
 
 
@@ -98,7 +99,7 @@ def test_greedy_identity_callables(pair):
         ({"temperature": float("nan")}, ValueError, "temperature"),
         ({"top_p": 0.0}, ValueError, "top_p"),
         ({"top_p": 1.5}, ValueError, "top_p"),
-        ({"seed": "x"}, TypeError, "seed"),
+        ({"rng": "x"}, TypeError, "rng"),
         ({"input_ids": []}, ValueError, "input_ids"),
         ({"input_ids": [[0, 1], [1, 2]]}, ValueError, "batch size 1"),
         ({"input_ids": [0.5, 1.0]}, TypeError, "input_ids"),
@@ -107,7 +108,7 @@ def test_greedy_identity_callables(pair):
         ({"decay": 0.0}, ValueError, "decay"),
         ({"max_depth": 0}, ValueError, "max_depth"),
         ({"draft_temperature": 0.0}, ValueError, "draft_temperature"),
-        ({"target": 3}, TypeError, "model"),
+        ({"target": 3}, TypeError, "target"),
     ],
 )
 def test_specexec_generate_rejects_bad_input(pair, kwargs, exc, match):
@@ -140,14 +141,14 @@ def test_larger_draft_vocabulary_and_out_of_vocab_prompt_are_refused_up_front(pa
     """Regression: a draft with MORE tokens than the target proposed ids the target could not
     index (IndexError inside the model) before the vocabularies were compared."""
     t, _ = pair  # V = 5
-    big = MarkovLM.random(7, seed=1)
+    big = MarkovLM.random(7, rng=1)
     for fn in (sx.specexec_generate, sx.chain_speculative_generate):
         for max_new in (0, 1, 4):
             with pytest.raises(ValueError, match="vocabularies differ"):
-                fn(t, big, [0, 1], max_new, seed=0)
+                fn(t, big, [0, 1], max_new, rng=0)
     with pytest.raises(ValueError, match="input_ids contains token id 5"):
         flat = lambda x: np.zeros((len(x), 5))  # noqa: E731  (a callable that does not check)
-        sx.specexec_generate(flat, flat, [0, 5], 4, seed=0)
+        sx.specexec_generate(flat, flat, [0, 5], 4, rng=0)
     with pytest.raises(ValueError, match="input_ids contains token id 6"):
         sx.autoregressive_generate(flat, [6], 2)
 
@@ -161,7 +162,7 @@ def test_vocab_probe_costs_no_extra_model_call(pair):
         calls.append(np.asarray(prefixes).shape[1])
         return t(prefixes)
 
-    sx.autoregressive_generate(counted, [1, 2], 3, seed=0)
+    sx.autoregressive_generate(counted, [1, 2], 3, rng=0)
     assert calls == [2, 3, 4]
 
 
@@ -187,12 +188,7 @@ def test_cost_model_arithmetic():
     assert big.speedup(tpp, steps) == pytest.approx(tpp, rel=1e-3)
     # from_transfer: 140 GB over 25 GB/s = 5.6 s (Llama-2-70B in fp16 over PCIe 4.0)
     assert OffloadCostModel.from_transfer(140e9, 25.0).target_pass_s == pytest.approx(5.6)
-    stats = {
-        "new_tokens": 30,
-        "target_calls": 3,
-        "draft_calls": 12,
-        "accepted_per_call": [10, 10, 10],
-    }
+    stats = sx.GenerationStats(new_tokens=30, target_calls=3, draft_calls=12, emitted=(10, 10, 10))
     assert m.simulate(stats) == pytest.approx(30 / (3 * 5.6 + 12 * 0.03))
     with pytest.raises(ValueError, match="target_pass_s"):
         OffloadCostModel(0.0, 0.1)
@@ -200,8 +196,10 @@ def test_cost_model_arithmetic():
         OffloadCostModel(1.0, -0.1)
     with pytest.raises(ValueError, match="tokens_per_pass"):
         m.tokens_per_second(math.nan, 1)
-    with pytest.raises(ValueError, match="new_tokens"):
-        m.simulate({})
+    with pytest.raises(TypeError, match="stats"):
+        m.simulate({"new_tokens": 30})
+    with pytest.raises(ValueError, match="target_calls"):
+        m.simulate(sx.GenerationStats())
     # numpy scalars are numbers too (regression: np.float32 was a TypeError)
     assert OffloadCostModel(np.float32(5.0), np.int64(0)).target_pass_s == 5.0
     with pytest.raises(TypeError, match="target_pass_s"):
@@ -210,8 +208,8 @@ def test_cost_model_arithmetic():
 
 def test_cost_model_on_a_real_run(pair):
     t, d = pair
-    _, st = sx.specexec_generate(t, d, [0], 50, budget=16, seed=0)
+    _, st = sx.specexec_generate(t, d, [0], 50, budget=16, rng=0)
     m = OffloadCostModel(target_pass_s=5.0, draft_step_s=0.01)
-    steps = st["draft_calls"] / st["target_calls"]
-    assert m.simulate(st) == pytest.approx(m.tokens_per_second(st["tokens_per_call"], steps))
+    steps = st.draft_calls / st.target_calls
+    assert m.simulate(st) == pytest.approx(m.tokens_per_second(st.tokens_per_call, steps))
     assert m.simulate(st) > m.autoregressive_tokens_per_second()

@@ -30,7 +30,7 @@ class MemoPasses:
             logits = target_logits_fn(self.target, prefix)(tree, np.arange(-1, len(tree)))
             self.memo[key] = (tree, logits)
         tree, logits = self.memo[key]
-        acc, extra, _ = validate_tree(tree, logits, temperature, top_p, rng)
+        acc, extra, _ = validate_tree(tree, logits, temperature=temperature, top_p=top_p, rng=rng)
         return acc.tolist() + [extra]
 
     def first_tokens(self, prompt, n, rng, **kw):
@@ -53,8 +53,8 @@ def chi2_pvalue(counts, probs):
 @pytest.mark.parametrize("temperature,top_p", [(1.0, 1.0), (0.6, 0.9)])
 def test_joint_of_first_two_tokens_is_target(temperature, top_p):
     """Brief check 1: |V| = 5, budget 8, draft != target, 30000 runs, p > 0.001."""
-    target = MarkovLM.random(5, order=2, seed=11, concentration=0.7)
-    draft = target.perturbed(0.6, seed=12)
+    target = MarkovLM.random(5, order=2, rng=11, concentration=0.7)
+    draft = target.perturbed(0.6, rng=12)
     prompt = [1, 3]
     passes = MemoPasses(target, draft, budget=8)
     rng = np.random.default_rng(2024)
@@ -62,14 +62,14 @@ def test_joint_of_first_two_tokens_is_target(temperature, top_p):
     for _ in range(30_000):
         a, b = passes.first_tokens(prompt, 2, rng, temperature=temperature, top_p=top_p)
         counts[a, b] += 1
-    p, stat = chi2_pvalue(counts, target.joint_probs(prompt, 2, temperature, top_p))
+    p, stat = chi2_pvalue(counts, target.joint_probs(prompt, 2, temperature=temperature, top_p=top_p))
     assert p > 1e-3, (stat, p)
 
 
 def test_chi_square_has_power_against_the_draft():
     """The same test rejects sampling from the draft instead of the target."""
-    target = MarkovLM.random(5, order=2, seed=11, concentration=0.7)
-    draft = target.perturbed(0.6, seed=12)
+    target = MarkovLM.random(5, order=2, rng=11, concentration=0.7)
+    draft = target.perturbed(0.6, rng=12)
     rng = np.random.default_rng(1)
     jd = draft.joint_probs([1, 3], 2).ravel()
     counts = np.bincount(rng.choice(25, size=30_000, p=jd), minlength=25).reshape(5, 5)
@@ -79,11 +79,11 @@ def test_chi_square_has_power_against_the_draft():
 
 def test_long_generation_transitions_match_target():
     """End to end: every token of one long specexec_generate run is drawn from P(. | context)."""
-    target = MarkovLM.random(4, order=2, seed=5, concentration=0.5)
-    draft = target.perturbed(0.5, seed=6)
+    target = MarkovLM.random(4, order=2, rng=5, concentration=0.5)
+    draft = target.perturbed(0.5, rng=6)
     prompt = [0, 1]
-    tokens, stats = sx.specexec_generate(target, draft, prompt, 4000, budget=12, seed=7)
-    assert tokens.shape == (4000,) and stats["tokens_per_call"] > 1.5
+    tokens, stats = sx.specexec_generate(target, draft, prompt, 4000, budget=12, rng=7)
+    assert tokens.shape == (4000,) and stats.tokens_per_call > 1.5
     seq = prompt + tokens.tolist()
     counts = np.zeros((4, 4, 4))
     for i in range(2, len(seq)):
@@ -105,23 +105,23 @@ def test_long_generation_transitions_match_target():
 @pytest.mark.parametrize("temperature,top_p", [(1.0, 1.0), (0.6, 0.9)])
 def test_joint_of_first_two_tokens_end_to_end(temperature, top_p):
     """Brief check 1 through specexec_generate itself (30000 calls; about 2 minutes)."""
-    target = MarkovLM.random(5, order=2, seed=11, concentration=0.7)
-    draft = target.perturbed(0.6, seed=12)
+    target = MarkovLM.random(5, order=2, rng=11, concentration=0.7)
+    draft = target.perturbed(0.6, rng=12)
     counts = np.zeros((5, 5))
     for s in range(30_000):
         t, _ = sx.specexec_generate(
-            target, draft, [1, 3], 2, budget=8, temperature=temperature, top_p=top_p, seed=s
+            target, draft, [1, 3], 2, budget=8, temperature=temperature, top_p=top_p, rng=s
         )
         counts[t[0], t[1]] += 1
-    p, stat = chi2_pvalue(counts, target.joint_probs([1, 3], 2, temperature, top_p))
+    p, stat = chi2_pvalue(counts, target.joint_probs([1, 3], 2, temperature=temperature, top_p=top_p))
     assert p > 1e-3, (stat, p)
 
 
 @pytest.mark.parametrize("noise", [0.0, 0.7])
 def test_mean_tokens_per_pass_matches_formula(noise):
     """Brief check 5: mean tokens per pass within 3 s.e. of 1 + sum_v P_target(path(v))."""
-    target = MarkovLM.random(4, order=1, seed=21, concentration=0.5)
-    draft = target.perturbed(noise, seed=22)
+    target = MarkovLM.random(4, order=1, rng=21, concentration=0.5)
+    draft = target.perturbed(noise, rng=22)
     prefix = [2]
     rng = np.random.default_rng(3)
     for k in (1, 4, 16, 64):
@@ -134,13 +134,13 @@ def test_mean_tokens_per_pass_matches_formula(noise):
             formula
         )
         n = 5000
-        draws = np.array([len(validate_tree(tree, logits, 1.0, 1.0, rng)[0]) + 1 for _ in range(n)])
+        draws = np.array([len(validate_tree(tree, logits, rng=rng)[0]) + 1 for _ in range(n)])
         se = draws.std(ddof=1) / np.sqrt(n)
         assert abs(draws.mean() - formula) < 3 * se + 1e-12, (k, draws.mean(), formula)
 
 
 def test_draft_equal_target_greedy_accepts_whole_greedy_path():
-    lm = MarkovLM.random(6, order=1, seed=2, concentration=0.3)
+    lm = MarkovLM.random(6, order=1, rng=2, concentration=0.3)
     tree = build_tree(markov_draft_fn(lm, [0]), [0], 32, branch_width=6)
     logits = target_logits_fn(lm, [0])(tree, np.arange(-1, len(tree)))
     acc, extra, ids = validate_tree(tree, logits, temperature=0)
@@ -154,8 +154,8 @@ def test_draft_equal_target_greedy_accepts_whole_greedy_path():
 
 def test_tokens_per_pass_grows_with_budget_and_tree_beats_chain():
     """Brief check 6: non-decreasing over K in {1, 4, 16, 64, 256}; a K=32 tree beats a 32-chain."""
-    target = MarkovLM.random(6, order=2, seed=31, concentration=0.4)
-    draft = target.perturbed(0.3, seed=32)
+    target = MarkovLM.random(6, order=2, rng=31, concentration=0.4)
+    draft = target.perturbed(0.3, rng=32)
     prompts = [[a, b] for a in range(6) for b in range(6)][:12]
 
     def mean_expected(k, width):
@@ -174,8 +174,8 @@ def test_tokens_per_pass_grows_with_budget_and_tree_beats_chain():
 
 def test_budget_one_tree_equals_single_token_speculation():
     """K = 1: the tree is the draft's arg-max; P(accept) = q_target(that token)."""
-    target = MarkovLM.random(5, seed=41)
-    draft = target.perturbed(0.5, seed=42)
+    target = MarkovLM.random(5, rng=41)
+    draft = target.perturbed(0.5, rng=42)
     tree = build_tree(markov_draft_fn(draft, [0]), [0], 1)
     assert len(tree) == 1 and tree.tokens[0] == np.argmax(draft(np.array([0])))
     logits = target_logits_fn(target, [0])(tree, np.arange(-1, 1))
@@ -210,4 +210,4 @@ def test_warp_probs_matches_hf_top_p():
         if top_p < 1:
             x = TopPLogitsWarper(top_p)(None, x)
         ref = torch.softmax(x, -1).numpy()
-        np.testing.assert_allclose(sx.warp_probs(logits, temp, top_p), ref, atol=1e-12)
+        np.testing.assert_allclose(sx.warp_probs(logits, temperature=temp, top_p=top_p), ref, atol=1e-12)

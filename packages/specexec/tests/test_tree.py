@@ -60,7 +60,7 @@ def brute_force_best(lm, prefix, k, max_depth):
 
 @pytest.mark.parametrize("k", [3, 5, 6])
 def test_best_first_tree_is_optimal_vs_brute_force(k):
-    lm = MarkovLM.random(4, order=2, seed=k)
+    lm = MarkovLM.random(4, order=2, rng=k)
     prefix = [1, 2]
     tree = build_tree(
         markov_draft_fn(lm, prefix), prefix, k, max_depth=3, max_expand=k, branch_width=4
@@ -86,7 +86,7 @@ def test_best_first_tree_is_optimal_vs_brute_force(k):
 )
 def test_tree_is_top_k_of_all_nodes(v, k, seed, conc):
     """With w = V and B >= K the tree is exactly the K most probable nodes (depth <= D)."""
-    lm = MarkovLM.random(v, order=1, seed=seed, concentration=conc)
+    lm = MarkovLM.random(v, order=1, rng=seed, concentration=conc)
     depth = 4
     tree = build_tree(
         markov_draft_fn(lm, [0]), [0], k, max_depth=depth, max_expand=k, branch_width=v
@@ -117,7 +117,7 @@ def test_tree_is_top_k_of_all_nodes(v, k, seed, conc):
 
 
 def test_build_tree_limits_and_decay():
-    lm = MarkovLM.random(8, order=1, seed=3, concentration=0.3)
+    lm = MarkovLM.random(8, order=1, rng=3, concentration=0.3)
     fn = markov_draft_fn(lm, [0])
     t = build_tree(fn, [0], 50, max_depth=2, branch_width=3)
     assert t.depth <= 2 and len(t) <= 50
@@ -134,7 +134,7 @@ def test_build_tree_limits_and_decay():
 
 
 def test_draft_calls_batched_up_to_max_expand():
-    lm = MarkovLM.random(6, seed=0)
+    lm = MarkovLM.random(6, rng=0)
     sizes = []
 
     def fn(tree, ids):
@@ -163,7 +163,7 @@ def test_attention_mask_and_positions_by_hand():
 
 
 def test_draft_tree_validation_errors():
-    with pytest.raises(ValueError, match="equal length"):
+    with pytest.raises(ValueError, match="must match"):
         DraftTree(tokens=[1, 2], parents=[-1], depths=[1], logprobs=[0.0])
     with pytest.raises(ValueError, match="topological"):
         DraftTree.from_parents(tokens=[1, 2], parents=[1, -1])
@@ -183,7 +183,7 @@ def test_draft_tree_validation_errors():
 
 
 def test_build_tree_bad_args():
-    lm = MarkovLM.random(4, seed=0)
+    lm = MarkovLM.random(4, rng=0)
     fn = markov_draft_fn(lm, [0])
     with pytest.raises(ValueError, match="budget"):
         build_tree(fn, [0], 0)

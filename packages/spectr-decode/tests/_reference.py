@@ -41,7 +41,7 @@ def _select(T, D, X, alive, t, prev, out, mass, law, L, winner_only):
         return
     p, q = D[prev], T[prev]
     kk = len(alive)
-    rho = solve_rho(p, q, kk, 1e-13) if kk > 1 else 1.0
+    rho = solve_rho(p, q, kk, tol=1e-13) if kk > 1 else 1.0
     reject = 1.0
     for i, r in enumerate(alive):
         x = X[r, t]

@@ -72,10 +72,10 @@ def test_check1_monte_carlo_chi_square():
 
 def test_public_kseq_select_with_seed():
     p, q = np.array([0.2, 0.8]), np.array([0.5, 0.5])
-    tok, ok = sd.kseq_select(np.array([0, 0, 0]), p, q, np.random.default_rng(0))
+    tok, ok = sd.kseq_select(np.array([0, 0, 0]), p, q, rng=np.random.default_rng(0))
     assert ok and tok == 0  # q(0)/(rho p(0)) >= 1 for rho <= 2.5: always accepted
     rng = np.random.default_rng(3)
-    draws = [sd.kseq_select(np.array([1]), p, q, rng) for _ in range(2000)]
+    draws = [sd.kseq_select(np.array([1]), p, q, rng=rng) for _ in range(2000)]
     # k = 1, X = 1: accepted w.p. q/p = 0.625, otherwise the residual puts all mass on token 0
     assert all(t == 0 for t, ok in draws if not ok)
     frac = np.mean([ok for _, ok in draws])
@@ -131,13 +131,13 @@ def test_upper_bound_closed_form():
 @pytest.mark.parametrize(
     ("p", "q", "exc", "match"),
     [
-        ([0.5, 0.5], [1.0], ValueError, "same length"),
+        ([0.5, 0.5], [1.0], ValueError, "must match"),
         ([0.5, 0.6], [0.5, 0.5], ValueError, "sum to 1"),
         ([np.nan, 1.0], [0.5, 0.5], ValueError, "NaN"),
-        ([-0.5, 1.5], [0.5, 0.5], ValueError, "negative"),
+        ([-0.5, 1.5], [0.5, 0.5], ValueError, "non-negative"),
         ([], [], ValueError, "empty"),
-        ([[0.5, 0.5]], [[0.5, 0.5]], ValueError, "1-D"),
-        (["a", "b"], [0.5, 0.5], TypeError, "real-valued"),
+        ([[0.5, 0.5]], [[0.5, 0.5]], ValueError, "1-d"),
+        (["a", "b"], [0.5, 0.5], TypeError, "real numbers"),
     ],
 )
 def test_bad_distributions(p, q, exc, match):
@@ -147,19 +147,22 @@ def test_bad_distributions(p, q, exc, match):
 
 def test_bad_parameters():
     p = q = [0.5, 0.5]
-    for bad_k in (0, -1, 1.5, True):
+    for bad_k in (0, -1):
         with pytest.raises(ValueError, match="k"):
+            sd.solve_rho(p, q, bad_k)
+    for bad_k in (1.5, True):
+        with pytest.raises(TypeError, match="k"):
             sd.solve_rho(p, q, bad_k)
     with pytest.raises(ValueError, match="rho"):
         sd.beta(p, q, 0.5)
     with pytest.raises(ValueError, match="rho"):
         sd.kseq_residual(p, q, 2, rho=3.0)
     with pytest.raises(ValueError, match="draft_tokens"):
-        sd.kseq_select([5], p, q, 0)
+        sd.kseq_select([5], p, q, rng=0)
     with pytest.raises(TypeError, match="draft_tokens"):
-        sd.kseq_select([0.5], p, q, 0)
+        sd.kseq_select([0.5], p, q, rng=0)
     with pytest.raises(ValueError, match="draft_tokens"):
-        sd.kseq_select([], p, q, 0)
+        sd.kseq_select([], p, q, rng=0)
     with pytest.raises(ValueError, match="tol"):
         sd.solve_rho(p, q, 2, tol=0)
 

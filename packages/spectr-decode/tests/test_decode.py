@@ -33,7 +33,7 @@ def test_check4_iteration_law_matches_enumeration(k):
     rng = np.random.default_rng(10 + k)
     blocks, lengths, pairs = {}, [], np.zeros((3, 3))
     for _ in range(n):
-        toks, st = sd.spectr_generate(tgt, drf, [0], L + 1, k=k, L=L, seed=rng)
+        toks, st = sd.spectr_generate(tgt, drf, [0], L + 1, k=k, L=L, rng=rng)
         b = tuple(int(t) for t in toks[: st.emitted[0]])
         blocks[b] = blocks.get(b, 0) + 1
         lengths.append(st.emitted[0])
@@ -59,19 +59,19 @@ def test_check4_iteration_law_matches_enumeration(k):
         assert abs(m - bad) > 2 * se and abs(expected_length(law) - bad) > 4 * se
 
 
-def test_check5_block_efficiency_rises_with_k():
+def test_check5_tokens_per_call_rises_with_k():
     T, D = _toy(11, 5)
     tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
     eff = {}
     for k in (1, 2, 4):
-        _, st = sd.spectr_generate(tgt, drf, [0], 1500, k=k, L=4, seed=k)
-        eff[k] = st.block_efficiency
-        assert st.target_calls == st.iterations and st.draft_calls == 4 * st.iterations
-        assert st.reached[0] == st.iterations and np.all(np.diff(st.reached) <= 0)
+        _, st = sd.spectr_generate(tgt, drf, [0], 1500, k=k, L=4, rng=k)
+        eff[k] = st.tokens_per_call
+        assert st.target_calls == st.target_calls and st.draft_calls == 4 * st.target_calls
+        assert st.reached[0] == st.target_calls and np.all(np.diff(st.reached) <= 0)
     assert eff[1] < eff[2] < eff[4]
     assert eff[4] > 1.1 * eff[1]
-    _, st1 = sd.speculative_generate(tgt, drf, [0], 1500, L=4, seed=1)
-    assert st1.block_efficiency == eff[1] and st1.k == 1  # k = 1 is speculative decoding
+    _, st1 = sd.speculative_generate(tgt, drf, [0], 1500, L=4, rng=1)
+    assert st1.tokens_per_call == eff[1] and st1.k == 1  # k = 1 is speculative decoding
 
 
 def test_first_position_acceptance_matches_kseq_closed_form():
@@ -80,7 +80,7 @@ def test_first_position_acceptance_matches_kseq_closed_form():
     n, k = 1000, 3
     rng = np.random.default_rng(0)
     acc = [
-        sd.spectr_generate(tgt, drf, [2], 1, k=k, L=1, seed=rng)[1].accepted[0] for _ in range(n)
+        sd.spectr_generate(tgt, drf, [2], 1, k=k, L=1, rng=rng)[1].accepted[0] for _ in range(n)
     ]
     a = sd.kseq_acceptance(D[2], T[2], k)
     assert abs(np.mean(acc) - a) < 4 * math.sqrt(a * (1 - a) / n)
@@ -96,7 +96,7 @@ def test_greedy_is_target_argmax_chain():
         expect.append(prev)
     assert toks.tolist() == expect
     ar, st_ar = sd.autoregressive_generate(sd.MarkovLM(T), [1], 40, temperature=0)
-    assert ar.tolist() == expect and st_ar.target_calls == 40 and st_ar.block_efficiency == 1.0
+    assert ar.tolist() == expect and st_ar.target_calls == 40 and st_ar.tokens_per_call == 1.0
     assert st.target_calls < 40
 
 
@@ -104,13 +104,13 @@ def test_warped_sampling_is_exact():
     T, D = _toy(4, 5)
     tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
     temp, top_p, n = 0.7, 0.8, 1500
-    q = sd.warp(np.log(T[3]), temp, top_p)
+    q = sd.warp(np.log(T[3]), temperature=temp, top_p=top_p)
     assert (q == 0).any()  # top-p removed something
     rng = np.random.default_rng(1)
     counts = np.zeros(5)
     for _ in range(n):
         toks, _ = sd.spectr_generate(
-            tgt, drf, [3], 1, k=3, L=2, temperature=temp, top_p=top_p, seed=rng
+            tgt, drf, [3], 1, k=3, L=2, temperature=temp, top_p=top_p, rng=rng
         )
         counts[toks[0]] += 1
     keep = q > 0
@@ -120,20 +120,41 @@ def test_warped_sampling_is_exact():
 
 def test_warp_reference():
     lp = np.log(np.array([[0.1, 0.6, 0.3]]))
-    np.testing.assert_allclose(sd.warp(lp, 1.0, 1.0), [[0.1, 0.6, 0.3]])
-    np.testing.assert_allclose(sd.warp(lp, 0.0), [[0, 1, 0]])
+    np.testing.assert_allclose(sd.warp(lp), [[0.1, 0.6, 0.3]])
+    np.testing.assert_allclose(sd.warp(lp, temperature=0.0), [[0, 1, 0]])
     t = np.array([0.1, 0.6, 0.3]) ** 2
-    np.testing.assert_allclose(sd.warp(lp, 0.5), [t / t.sum()])
-    np.testing.assert_allclose(sd.warp(lp, 1.0, 0.6), [[0, 1, 0]])  # 0.6 reaches top_p alone
-    np.testing.assert_allclose(sd.warp(lp, 1.0, 0.61), [[0, 2 / 3, 1 / 3]])
+    np.testing.assert_allclose(sd.warp(lp, temperature=0.5), [t / t.sum()])
+    np.testing.assert_allclose(sd.warp(lp, top_p=0.6), [[0, 1, 0]])  # 0.6 reaches top_p alone
+    np.testing.assert_allclose(sd.warp(lp, top_p=0.61), [[0, 2 / 3, 1 / 3]])
+
+
+def test_warp_refuses_negative_temperature_and_zero_top_p():
+    """Regression (issue 10): a negative temperature inverted the distribution (the least likely
+    token became the most likely) and top_p = 0 returned NaN; both are ValueErrors naming the
+    argument now, in warp and in every decoder."""
+    from papershelf_harness.testing import assert_rejects
+
+    lp = np.log(np.array([0.1, 0.6, 0.3]))
+    T, D = _toy(0, 3)
+    for bad in (-0.5, -1e-9, float("nan"), float("inf")):
+        assert_rejects(ValueError, "temperature", sd.warp, lp, temperature=bad)
+        assert_rejects(
+            ValueError, "temperature", sd.spectr_generate, sd.MarkovLM(T), sd.MarkovLM(D), [0], 3,
+            temperature=bad,
+        )
+    for bad in (0.0, -0.2, 1.5, float("nan")):
+        assert_rejects(ValueError, "top_p", sd.warp, lp, top_p=bad)
+        assert_rejects(ValueError, "top_p", sd.autoregressive_generate, sd.MarkovLM(T), [0], 3, top_p=bad)
+    assert_rejects(ValueError, "logprobs", sd.warp, [np.nan, 0.0])
+    assert_rejects(ValueError, "logprobs", sd.warp, [-np.inf, -np.inf])
 
 
 def test_seed_reproducible_and_eos_stops():
     T, D = _toy(8, 4)
-    a, _ = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), [0], 30, seed=5)
-    b, _ = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), np.array([[0]]), 30, seed=5)
+    a, _ = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), [0], 30, rng=5)
+    b, _ = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), np.array([[0]]), 30, rng=5)
     assert a.tolist() == b.tolist() and a.dtype == np.int64
-    toks, st = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), [0], 200, seed=5, eos_token_id=2)
+    toks, st = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), [0], 200, rng=5, eos_token_id=2)
     assert toks[-1] == 2 and 2 not in toks[:-1].tolist() and st.new_tokens == len(toks)
     empty, st0 = sd.spectr_generate(sd.MarkovLM(T), sd.MarkovLM(D), [0], 0)
     assert empty.shape == (0,) and st0.target_calls == 0
@@ -180,14 +201,14 @@ def test_vocab_checked_before_any_forward():
     big = sd.MarkovLM(np.full((4, 4), 0.25))
     for tgt, drf in [(target, big), (big, target)]:
         with pytest.raises(ValueError, match="vocabularies differ"):
-            sd.spectr_generate(tgt, drf, [0], 5, seed=0)
+            sd.spectr_generate(tgt, drf, [0], 5, rng=0)
     with pytest.raises(ValueError, match="input_ids contain token 7"):
-        sd.spectr_generate(target, tab, [0, 7], 5, seed=0)
+        sd.spectr_generate(target, tab, [0, 7], 5, rng=0)
     with pytest.raises(ValueError, match="input_ids contain token 7"):
-        sd.autoregressive_generate(target, [7], 5, seed=0)
+        sd.autoregressive_generate(target, [7], 5, rng=0)
     # the probe does not change results or call counts
-    a, sa = sd.spectr_generate(target, tab, [0], 12, k=2, L=3, seed=3)
-    b, sb = sd.spectr_generate(tab, tab, [0], 12, k=2, L=3, seed=3)
+    a, sa = sd.spectr_generate(target, tab, [0], 12, k=2, L=3, rng=3)
+    b, sb = sd.spectr_generate(tab, tab, [0], 12, k=2, L=3, rng=3)
     assert np.array_equal(a, b) and sa.target_calls == sb.target_calls
 
 
@@ -196,9 +217,30 @@ def test_numpy_scalar_arguments_accepted():
     T, D = _toy(1, 4)
     tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
     a, _ = sd.spectr_generate(
-        tgt, drf, [0], 8, k=np.int64(2), temperature=np.float32(0.5), top_p=np.float32(0.75), seed=1
+        tgt, drf, [0], 8, k=np.int64(2), temperature=np.float32(0.5), top_p=np.float32(0.75), rng=1
     )
-    b, _ = sd.spectr_generate(tgt, drf, [0], 8, k=2, temperature=0.5, top_p=0.75, seed=1)
+    b, _ = sd.spectr_generate(tgt, drf, [0], 8, k=2, temperature=0.5, top_p=0.75, rng=1)
     assert np.array_equal(a, b)
-    with pytest.raises(ValueError, match="temperature"):
+    with pytest.raises(TypeError, match="temperature"):
         sd.spectr_generate(tgt, drf, [0], 3, temperature=True)
+
+
+def test_callable_models_with_k_ge_2_and_L_1():
+    """Regression (issue 10): with callables, k >= 2 and L = 1 crashed once an iteration had
+    accepted a draft other than the first (the draft's history has one row, and keep() sliced it
+    with the winning draft's index). The first three tokens (two or three iterations) must follow
+    the target's joint law."""
+    T, D = _toy(6, 3)
+    tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
+    rng = np.random.default_rng(4)
+    n = 2000
+    counts = np.zeros((3, 3, 3))
+    for _ in range(n):
+        toks, st = sd.spectr_generate(tgt, drf, [0], 3, k=4, L=1, rng=rng)
+        counts[tuple(toks)] += 1
+    joint = T[0][:, None, None] * T[:, :, None] * T[None, :, :]
+    exp, obs = n * joint.ravel(), counts.ravel()
+    small = exp < 5  # pool rare cells into one
+    exp = np.append(exp[~small], exp[small].sum()) if small.any() else exp
+    obs = np.append(obs[~small], obs[small].sum()) if small.any() else obs
+    assert stats.chisquare(obs, exp).pvalue > 1e-3

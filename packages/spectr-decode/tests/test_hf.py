@@ -97,7 +97,7 @@ def _first_token_chi2(target, draft, n, seed):
     rng = np.random.default_rng(seed)
     counts = np.zeros(V)
     for _ in range(n):
-        toks, _ = sd.spectr_generate(target, draft, prompt, 1, k=4, L=1, seed=rng)
+        toks, _ = sd.spectr_generate(target, draft, prompt, 1, k=4, L=1, rng=rng)
         counts[toks[0]] += 1
     top = np.argsort(-q)[:20]
     rest = np.setdiff1d(np.arange(V), top)
@@ -133,8 +133,67 @@ def test_vocab_mismatch_and_bad_prompt_give_clear_errors(pair):
     big = transformers.LlamaForCausalLM(cfg).eval()
     for tgt, drf in [(target, big), (big, target)]:
         with pytest.raises(ValueError, match="vocabularies differ"):
-            sd.spectr_generate(tgt, drf, [1, 2], 4, seed=0)
+            sd.spectr_generate(tgt, drf, [1, 2], 4, rng=0)
     with pytest.raises(ValueError, match="input_ids contain token"):
-        sd.spectr_generate(target, target, [1, V + 3], 4, seed=0)
+        sd.spectr_generate(target, target, [1, V + 3], 4, rng=0)
     with pytest.raises(ValueError, match="input_ids contain token"):
-        sd.autoregressive_generate(target, [V], 4, seed=0)
+        sd.autoregressive_generate(target, [V], 4, rng=0)
+
+
+def _windowed(kind, layers, seed, window=8):
+    """Random-init sliding-window LMs: Mistral (every layer local) and Gemma2 / Qwen2 (local and
+    global layers mixed)."""
+    torch.manual_seed(seed)
+    common = dict(
+        vocab_size=V,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=256,
+        sliding_window=window,
+    )
+    mixed = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    if kind == "mistral":
+        cfg, cls, attn = transformers.MistralConfig(**common), transformers.MistralForCausalLM, "sdpa"
+    elif kind == "gemma2":
+        cfg = transformers.Gemma2Config(head_dim=8, layer_types=mixed, **common)
+        cls, attn = transformers.Gemma2ForCausalLM, "eager"
+    else:
+        cfg = transformers.Qwen2Config(use_sliding_window=True, max_window_layers=1, **common)
+        cls, attn = transformers.Qwen2ForCausalLM, "sdpa"
+    cfg._attn_implementation = attn
+    return cls(cfg).eval()
+
+
+@pytest.mark.parametrize("kind", ["mistral", "gemma2", "qwen2"])
+def test_sliding_window_models_match_the_target(kind):
+    """Regression (issue 10): with a sliding window, the batched draft rows and the cache crop
+    failed mid-generation ("crop was called, but the current layer does not track past
+    states"). Greedy output must equal plain greedy decoding by full forwards, and the reused,
+    cropped cache must give the logits of a full recomputation past the window."""
+    target, draft = _windowed(kind, 3, 0), _windowed(kind, 1, 1)
+    prompt = [5, 17, 33, 2, 9, 41]  # W = 8: exceeded after 3 new tokens
+    seq = list(prompt)
+    with torch.no_grad():
+        for _ in range(24):
+            seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
+        toks, st = sd.spectr_generate(target, draft, prompt, 24, k=3, L=3, temperature=0)
+        sampled, _ = sd.spectr_generate(target, draft, prompt, 24, k=3, L=3, rng=0)
+    assert toks.tolist() == seq[len(prompt) :] and st.target_calls < 24
+    assert sampled.shape == (24,)
+    hf, ref = _HFLM(target, "t"), _CallableLM(_full_logprobs(target), "t")
+    rng = np.random.default_rng(0)
+    start = rng.integers(0, V, size=(1, 7))
+    np.testing.assert_allclose(hf.forward(start, 0), ref.forward(start, 0), atol=1e-4)
+    length = 7
+    for _ in range(4):  # k rows of 3 draft tokens, keep row 1 and 2 of its tokens
+        rows = rng.integers(0, V, size=(3, 3))
+        np.testing.assert_allclose(hf.forward(rows, length), ref.forward(rows, length), atol=1e-4)
+        hf.keep(1, length + 2), ref.keep(1, length + 2)
+        length += 2
+        one = rng.integers(0, V, size=(1, 1))
+        np.testing.assert_allclose(hf.forward(one, length), ref.forward(one, length), atol=1e-4)
+        length += 1
+    assert length > 8

@@ -10,18 +10,14 @@ decoding. This module is that arithmetic; real layer streaming needs a GPU and i
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
+
+from ._checks import check_float as _check_float
+from ._checks import describe
 
 
 def _positive(name: str, x, *, allow_zero: bool = False) -> float:
-    if isinstance(x, bool) or not isinstance(x, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(x).__name__}")
-    x = float(x)
-    if not math.isfinite(x) or x < 0 or (x == 0 and not allow_zero):
-        raise ValueError(f"{name} must be finite and {'>=' if allow_zero else '>'} 0, got {x}")
-    return x
+    return _check_float(x, name, minimum=0.0, min_inclusive=allow_zero)
 
 
 @dataclass(frozen=True)
@@ -95,19 +91,23 @@ class OffloadCostModel:
             / self.autoregressive_tokens_per_second()
         )
 
-    def simulate(self, stats: dict) -> float:
-        """Simulated tokens/s of a finished run from its ``stats`` (any generator here)."""
-        for key in ("new_tokens", "target_calls", "draft_calls"):
-            if key not in stats:
-                raise ValueError(f"stats lacks {key!r}")
-        calls = stats["target_calls"]
+    def simulate(self, stats) -> float:
+        """Simulated tokens/s of a finished run from its :class:`~specexec.GenerationStats`
+        (any generator here): emitted tokens over ``target_calls`` offloaded passes (plus the
+        per-token cost of ``tree_size`` tree tokens and the root) and ``draft_calls`` draft
+        forwards."""
+        from .generate import GenerationStats
+
+        if not isinstance(stats, GenerationStats):
+            raise TypeError(f"stats must be a specexec.GenerationStats, got {describe(stats)}")
+        calls = stats.target_calls
         if calls <= 0:
-            raise ValueError("stats has no target calls")
-        tokens = sum(stats.get("accepted_per_call", [])) or stats["new_tokens"]
-        tree = stats.get("tree_size", 0.0) * calls
+            raise ValueError("stats has no target calls (target_calls = 0)")
+        tokens = sum(stats.emitted)
+        tree = stats.tree_size * calls
         seconds = (
             calls * self.target_pass_s
             + self.target_token_s * (tree + calls)
-            + stats["draft_calls"] * self.draft_step_s
+            + stats.draft_calls * self.draft_step_s
         )
         return tokens / seconds

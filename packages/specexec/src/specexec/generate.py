@@ -15,90 +15,110 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import check_array, check_float, check_int, check_rng, check_tensor
 from .models import make_session
-from .sampling import check_sampling_args, draw, row_to_numpy, sample_index, warp_probs
-from .tree import ROOT, BuildStats, DraftTree, _check_int, build_tree, validate_tree
+from .sampling import _warp_probs, check_sampling_args, draw, row_to_numpy, sample_index
+from .tree import ROOT, BuildStats, DraftTree, build_tree, validate_tree
 
 
 def _as_prompt(input_ids) -> list[int]:
     """The prompt as a list of ints from (T,) or (1, T) token ids (list, numpy or torch)."""
-    if hasattr(input_ids, "detach"):  # torch tensor, without importing torch
-        if input_ids.is_floating_point() or input_ids.is_complex():
-            raise TypeError(f"input_ids must be an integer tensor, got {input_ids.dtype}")
-        arr = input_ids.detach().cpu().numpy()
-    else:
-        if isinstance(input_ids, (str, bytes)):
-            raise TypeError("input_ids must be token ids, not text (tokenize first)")
-        arr = np.asarray(input_ids)
-        if arr.size and not np.issubdtype(arr.dtype, np.integer):
-            raise TypeError(f"input_ids must be integers, got dtype {arr.dtype}")
+    if type(input_ids).__module__.startswith("torch") and hasattr(input_ids, "detach"):
+        check_tensor(input_ids, "input_ids", ndim=(1, 2), dtype="integer")
+        input_ids = input_ids.detach().cpu().numpy()
+    arr = check_array(input_ids, "input_ids", ndim=(1, 2), dtype="int")
     if arr.ndim == 2:
         if arr.shape[0] != 1:
             raise ValueError(f"input_ids must be (T,) or (1, T) (batch size 1), got {arr.shape}")
         arr = arr[0]
-    if arr.ndim != 1:
-        raise ValueError(f"input_ids must be (T,) or (1, T), got shape {arr.shape}")
-    if arr.shape[0] == 0:
-        raise ValueError("input_ids is empty: at least one prompt token is needed")
     if (arr < 0).any():
-        raise ValueError("input_ids contains negative token ids")
+        raise ValueError(f"input_ids must be non-negative token ids, got {arr.min()}")
     return arr.astype(np.int64).tolist()
 
 
-class GenerationStats(dict):
-    """Statistics of one generation: a dict whose keys are also attributes (``stats.target_calls``).
+@dataclass(frozen=True)
+class GenerationStats:
+    """Statistics of one generation (the same fields, by the same names, as spectr-decode's).
 
-    Keys: ``new_tokens``, ``target_calls``, ``draft_calls``, ``draft_tokens``, ``iterations``
-    (= target calls), ``accepted_per_call`` / ``emitted`` (tokens emitted by each target pass),
-    ``tokens_per_call`` / ``block_efficiency`` (their mean, the paper's "generation rate"),
-    ``tree_size``, ``tree_depth`` (means), ``draft_time_s``, ``target_time_s``, ``wall_time_s``
-    (also ``draft_time``, ``target_time``, ``wall_time``) and ``tokens_per_second``. The names
-    shared with spectr-decode's ``SpecStats`` mean the same there.
+    Fields shared with spectr-decode's ``GenerationStats``:
+        new_tokens: tokens returned.
+        target_calls: target forward passes (one per tree for SpecExec).
+        draft_calls: draft forward passes (tree levels for SpecExec, ``gamma`` per pass for
+            the chain, 0 for autoregressive decoding).
+        emitted: tokens emitted by each target pass (accepted path + the extra target token),
+            before truncation to ``max_new_tokens``.
+        target_time_s, draft_time_s, wall_time_s: seconds.
+
+    SpecExec's own:
+        draft_tokens: tokens the draft processed (tree nodes expanded).
+        tree_size, tree_depth: mean nodes and mean depth of the verified trees.
+
+    Derived: :attr:`tokens_per_call` (the paper's "generation rate": mean tokens emitted per
+    target pass) and :attr:`tokens_per_second`.
     """
 
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    new_tokens: int = 0
+    target_calls: int = 0
+    draft_calls: int = 0
+    emitted: tuple[int, ...] = ()
+    target_time_s: float = 0.0
+    draft_time_s: float = 0.0
+    wall_time_s: float = 0.0
+    draft_tokens: int = 0
+    tree_size: float = 0.0
+    tree_depth: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name in ("new_tokens", "target_calls", "draft_calls", "draft_tokens"):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum=0))
+        for name in ("target_time_s", "draft_time_s", "wall_time_s", "tree_size", "tree_depth"):
+            object.__setattr__(self, name, check_float(getattr(self, name), name, minimum=0.0))
+        emitted = check_array(list(self.emitted), "emitted", ndim=1, dtype="int", allow_empty=True)
+        if emitted.size and emitted.min() < 1:
+            raise ValueError(f"emitted must hold counts >= 1, got {emitted.min()}")
+        if emitted.shape[0] != self.target_calls:
+            raise ValueError(
+                f"emitted has {emitted.shape[0]} entries but target_calls is {self.target_calls}"
+            )
+        object.__setattr__(self, "emitted", tuple(int(e) for e in emitted))
+
+    @property
+    def tokens_per_call(self) -> float:
+        """Mean tokens emitted per target pass; 0 without passes."""
+        return sum(self.emitted) / self.target_calls if self.target_calls else 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.new_tokens / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
 def _stats(new_tokens, per_call, draft_calls, draft_tokens, sizes, depths, t_draft, t_target, wall):
     calls = len(per_call)
-    tpc = float(np.mean(per_call)) if calls else 0.0
     return GenerationStats(
         new_tokens=new_tokens,
         target_calls=calls,
         draft_calls=draft_calls,
+        emitted=tuple(per_call),
+        target_time_s=t_target,
+        draft_time_s=t_draft,
+        wall_time_s=wall,
         draft_tokens=draft_tokens,
-        iterations=calls,
-        accepted_per_call=list(per_call),
-        emitted=list(per_call),
-        tokens_per_call=tpc,
-        block_efficiency=tpc,
         tree_size=float(np.mean(sizes)) if calls else 0.0,
         tree_depth=float(np.mean(depths)) if calls else 0.0,
-        draft_time_s=t_draft,
-        target_time_s=t_target,
-        wall_time_s=wall,
-        draft_time=t_draft,
-        target_time=t_target,
-        wall_time=wall,
-        tokens_per_second=new_tokens / wall if wall > 0 else float("nan"),
     )
 
 
-def _check_common(max_new_tokens, temperature, top_p, seed, eos_token_id):
-    max_new_tokens = _check_int("max_new_tokens", max_new_tokens, 0)
+def _check_common(max_new_tokens, temperature, top_p, rng, eos_token_id):
+    max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=0)
     temperature, top_p = check_sampling_args(temperature, top_p)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))):
-        raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+    rng = check_rng(rng)
     if eos_token_id is not None:
-        eos_token_id = _check_int("eos_token_id", eos_token_id, 0)
-    return max_new_tokens, temperature, top_p, np.random.default_rng(seed), eos_token_id
+        eos_token_id = check_int(eos_token_id, "eos_token_id", minimum=0)
+    return max_new_tokens, temperature, top_p, rng, eos_token_id
 
 
 def _finish(out: list[int], max_new_tokens: int, eos_token_id):
@@ -137,7 +157,7 @@ def specexec_generate(
     budget=128,
     temperature=1.0,
     top_p=1.0,
-    seed=None,
+    rng=None,
     max_depth=32,
     max_expand=128,
     branch_width=16,
@@ -156,9 +176,10 @@ def specexec_generate(
         max_new_tokens: number of tokens to generate, >= 0 (fewer only if ``eos_token_id``
             appears).
         budget: draft tree size K (Sec. 3.1; the paper sweeps 16 ... 2048).
-        temperature: target sampling temperature; 0 = greedy (output = target's greedy decoding).
+        temperature: target sampling temperature: exactly 0 = greedy (output = the target's
+            greedy decoding), otherwise > 0.
         top_p: target nucleus mass in (0, 1].
-        seed: seed of the numpy generator that draws the target samples.
+        rng: ``None``, an int seed or a ``numpy.random.Generator``: draws the target samples.
         max_depth, max_expand, branch_width, decay, min_logprob: tree construction, see
             :func:`specexec.build_tree` (reference code: 32, 128, 16-32, 0.95, none).
         eos_token_id: stop after this token (default: never stop early).
@@ -167,31 +188,34 @@ def specexec_generate(
             suits greedy or low-temperature targets with an unconfident draft. Speed only: the
             output distribution does not depend on it.
 
+    Sliding-window models (Mistral, Gemma2/3 local layers, Qwen2) are supported: the window is
+    applied by position in the tree mask.
+
     Returns:
         ``(tokens, stats)``: the new tokens only as ``int64[n]`` numpy (``n = max_new_tokens``
-        unless ``eos_token_id`` stopped it; as spectr-decode), and a :class:`GenerationStats`
-        (a dict with attribute access): ``new_tokens``, ``target_calls``, ``tokens_per_call``
-        (mean tokens emitted per target pass, the paper's "generation rate"),
-        ``accepted_per_call`` (list), ``draft_calls``, ``draft_tokens``, ``tree_size`` /
-        ``tree_depth`` (means), ``draft_time_s``, ``target_time_s``, ``wall_time_s``, ...
+        unless ``eos_token_id`` stopped it; as spectr-decode), and a frozen
+        :class:`GenerationStats`: ``new_tokens``, ``target_calls``, ``draft_calls``,
+        ``emitted`` (tokens per target pass), ``tokens_per_call`` (their mean, the paper's
+        "generation rate"), ``draft_tokens``, ``tree_size`` / ``tree_depth`` (means),
+        ``target_time_s``, ``draft_time_s``, ``wall_time_s``.
 
     >>> from specexec import MarkovLM
-    >>> lm = MarkovLM.random(vocab_size=5, seed=0)
+    >>> lm = MarkovLM.random(vocab_size=5, rng=0)
     >>> tokens, stats = specexec_generate(lm, lm, [0], 8, budget=4, temperature=0)
-    >>> tokens.shape, stats["target_calls"] < 8
+    >>> tokens.shape, stats.target_calls < 8
     ((8,), True)
     """
     max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
-        max_new_tokens, temperature, top_p, seed, eos_token_id
+        max_new_tokens, temperature, top_p, rng, eos_token_id
     )
-    budget = _check_int("budget", budget, 1)
-    draft_temperature = float(draft_temperature)
-    if not (math.isfinite(draft_temperature) and draft_temperature > 0):
-        raise ValueError(f"draft_temperature must be finite and > 0, got {draft_temperature}")
+    budget = check_int(budget, "budget", minimum=1)
+    draft_temperature = check_float(
+        draft_temperature, "draft_temperature", minimum=0.0, min_inclusive=False
+    )
     prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
-    tgt = make_session(target, prompt)
-    dft = make_session(draft, prompt)
+    tgt = make_session(target, prompt, "target")
+    dft = make_session(draft, prompt, "draft")
     _check_models(tgt, dft)
     if draft_temperature == 1.0:
         draft_fn = dft.score
@@ -225,7 +249,9 @@ def specexec_generate(
         if not vocab_checked:
             _check_vocab(int(logits.shape[-1]), bstats.vocab_size)
             vocab_checked = True
-        acc_tokens, extra, acc_ids = validate_tree(tree, logits, temperature, top_p, rng)
+        acc_tokens, extra, acc_ids = validate_tree(
+            tree, logits, temperature=temperature, top_p=top_p, rng=rng
+        )
         t2 = time.perf_counter()
         new = [int(t) for t in acc_tokens] + [int(extra)]
         tgt.commit(new, acc_ids)
@@ -267,7 +293,7 @@ def chain_speculative_generate(
     gamma=4,
     temperature=1.0,
     top_p=1.0,
-    seed=None,
+    rng=None,
     eos_token_id=None,
 ):
     """Chain speculative decoding (one sampled draft of ``gamma`` tokens per target pass).
@@ -277,16 +303,16 @@ def chain_speculative_generate(
     normalised residual max(p - q, 0), and adds one target token when all are accepted
     (Leviathan et al. 2023, Chen et al. 2023). Exact for the target's warped distribution;
     ``temperature=0`` gives the target's greedy decoding. Arguments and ``stats`` as
-    :func:`specexec_generate` (``tree_size`` = gamma).
+    :func:`specexec_generate` (``tree_size`` = ``tree_depth`` = gamma).
     """
     max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
-        max_new_tokens, temperature, top_p, seed, eos_token_id
+        max_new_tokens, temperature, top_p, rng, eos_token_id
     )
-    gamma = _check_int("gamma", gamma, 1)
+    gamma = check_int(gamma, "gamma", minimum=1)
     prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
-    tgt = make_session(target, prompt)
-    dft = make_session(draft, prompt)
+    tgt = make_session(target, prompt, "target")
+    dft = make_session(draft, prompt, "draft")
     _check_models(tgt, dft)
     out: list[int] = []
     per_call: list[int] = []
@@ -300,7 +326,7 @@ def chain_speculative_generate(
             tree = _chain_tree(toks)
             row = dft.score(tree, [ROOT if j == 0 else j - 1])[0]
             draft_calls += 1
-            q = warp_probs(row_to_numpy(row), temperature, top_p)
+            q = _warp_probs(_checked_row(row, "draft"), temperature, top_p)
             qs.append(q)
             toks.append(sample_index(q, rng) if temperature > 0 else int(np.argmax(q)))
         tree = _chain_tree(toks)
@@ -309,7 +335,7 @@ def chain_speculative_generate(
         _check_vocab(int(logits.shape[-1]), int(qs[0].shape[0]))
         new: list[int] = []
         for j in range(gamma):
-            p = warp_probs(row_to_numpy(logits[j]), temperature, top_p)
+            p = _warp_probs(_checked_row(logits[j], "target"), temperature, top_p)
             q, x = qs[j], toks[j]
             if temperature == 0:
                 ok = int(np.argmax(p)) == x
@@ -350,17 +376,28 @@ def chain_speculative_generate(
     return np.asarray(out, dtype=np.int64), stats
 
 
+def _checked_row(row, name: str) -> np.ndarray:
+    """One (V,) row of model logits as float64, refusing NaN / +inf / all -inf."""
+    x = row_to_numpy(row)
+    m = x.max()
+    if np.isnan(m) or m == np.inf:
+        raise ValueError(f"{name} returned NaN or +inf logits")
+    if m == -np.inf:
+        raise ValueError(f"{name} returned logits that give every token probability 0")
+    return x
+
+
 def autoregressive_generate(
-    target, input_ids, max_new_tokens, *, temperature=1.0, top_p=1.0, seed=None, eos_token_id=None
+    target, input_ids, max_new_tokens, *, temperature=1.0, top_p=1.0, rng=None, eos_token_id=None
 ):
-    """Plain decoding: one target forward (KV-cached) per token. Same sampling rule and ``stats``
-    keys as :func:`specexec_generate` (``tokens_per_call`` = 1, no draft)."""
+    """Plain decoding: one target forward (KV-cached) per token. Same sampling rule, arguments and
+    ``stats`` fields as :func:`specexec_generate` (``tokens_per_call`` = 1, no draft)."""
     max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
-        max_new_tokens, temperature, top_p, seed, eos_token_id
+        max_new_tokens, temperature, top_p, rng, eos_token_id
     )
     prompt = _as_prompt(input_ids)
     t_start = time.perf_counter()
-    tgt = make_session(target, prompt)
+    tgt = make_session(target, prompt, "target")
     _check_models(tgt)
     empty = DraftTree.empty()
     out: list[int] = []

@@ -22,6 +22,7 @@ import inspect
 
 import numpy as np
 
+from ._checks import check_array, describe
 from .tree import ROOT, DraftTree
 
 
@@ -42,6 +43,12 @@ def prune_cache(cache, keep) -> None:
     """
     import torch
 
+    if type(keep).__module__.startswith("torch"):
+        keep = keep.detach().cpu().numpy()
+    keep = check_array(keep, "keep", ndim=1, dtype="int", allow_empty=True).astype(np.int64)
+    n = cache_length(cache) if hasattr(cache, "get_seq_length") else None
+    if keep.size and (keep.min() < 0 or (n is not None and keep.max() >= n)):
+        raise ValueError(f"keep must hold cache positions in [0, {n}), got {keep.min()}..{keep.max()}")
     layers = getattr(cache, "layers", None)
     if layers is not None:
         for layer in layers:
@@ -62,7 +69,7 @@ def prune_cache(cache, keep) -> None:
         if hasattr(cache, "_seen_tokens"):
             cache._seen_tokens = len(keep)
         return
-    raise TypeError(f"cannot prune a cache of type {type(cache).__name__}")
+    raise TypeError(f"cache must be a transformers DynamicCache, got {describe(cache)}")
 
 
 def cache_length(cache) -> int:
@@ -364,13 +371,13 @@ def _embedding_rows(model, getter: str) -> int:
     return int(model.config.vocab_size)
 
 
-def make_session(model, seq) -> LMSession:
+def make_session(model, seq, name: str = "model") -> LMSession:
     """Wrap ``model`` (HF causal LM or callable) in the matching :class:`LMSession`."""
     if is_hf_model(model):
         return HFSession(model, seq)
     if callable(model):
         return CallableSession(model, seq)
     raise TypeError(
-        f"model must be a Hugging Face causal LM or a callable prefix -> log-probs, "
-        f"got {type(model).__name__}"
+        f"{name} must be a Hugging Face causal LM or a callable prefix -> log-probs, "
+        f"got {describe(model)}"
     )

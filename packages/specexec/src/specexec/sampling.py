@@ -11,32 +11,30 @@ index on ties).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from ._checks import check_array, check_float, check_probability
 
-def check_sampling_args(temperature: float, top_p: float) -> tuple[float, float]:
-    """Validate and normalise ``temperature`` and ``top_p`` (raise ``ValueError`` naming them)."""
-    if isinstance(temperature, bool) or not isinstance(temperature, (int, float, np.floating)):
-        raise TypeError(f"temperature must be a float, got {type(temperature).__name__}")
-    if isinstance(top_p, bool) or not isinstance(top_p, (int, float, np.floating)):
-        raise TypeError(f"top_p must be a float, got {type(top_p).__name__}")
-    temperature, top_p = float(temperature), float(top_p)
-    if not math.isfinite(temperature) or temperature < 0:
-        raise ValueError(f"temperature must be finite and >= 0, got {temperature}")
-    if not math.isfinite(top_p) or not 0.0 < top_p <= 1.0:
-        raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+
+def check_sampling_args(temperature, top_p) -> tuple[float, float]:
+    """``temperature`` >= 0 (exactly 0 = greedy) and ``top_p`` in (0, 1], as floats.
+
+    A negative temperature would invert the distribution and ``top_p = 0`` keeps nothing: both
+    are a ``ValueError`` naming the argument (a bool or a string is a ``TypeError``).
+    """
+    temperature = check_float(temperature, "temperature", minimum=0.0)
+    top_p = check_probability(top_p, "top_p", allow_zero=False)
     return temperature, top_p
 
 
-def warp_probs(logits, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
+def warp_probs(logits, *, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
     """Probabilities of the warped distribution a generator samples from.
 
     Args:
         logits: (..., V) logits or log-probabilities (any additive constant per row is fine);
-            ``-inf`` marks impossible tokens.
-        temperature: 0 = greedy (one-hot arg-max), otherwise logits are divided by it.
+            ``-inf`` marks impossible tokens, every row needs at least one finite entry.
+        temperature: exactly 0 = greedy (one-hot arg-max), otherwise > 0: logits are divided
+            by it.
         top_p: nucleus mass in (0, 1]; 1 keeps every token.
 
     Returns:
@@ -47,11 +45,19 @@ def warp_probs(logits, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarr
     >>> warp_probs([1.0, 3.0, 2.0], temperature=0).tolist()
     [0.0, 1.0, 0.0]
     """
-    x = np.asarray(logits, dtype=np.float64)
-    if x.ndim == 0 or x.shape[-1] == 0:
-        raise ValueError(f"logits must have a non-empty last (vocabulary) axis, got {x.shape}")
-    if np.isnan(x).any():
-        raise ValueError("logits contain NaN")
+    temperature, top_p = check_sampling_args(temperature, top_p)
+    x = check_array(logits, "logits", finite=False)
+    if x.ndim == 0:
+        raise ValueError("logits must have a last (vocabulary) axis, got a scalar")
+    if np.isnan(x).any() or (x == np.inf).any():
+        raise ValueError("logits must not contain NaN or +inf (-inf marks impossible tokens)")
+    if not np.isfinite(x).any(axis=-1).all():
+        raise ValueError("logits has a row with every entry -inf (no possible token)")
+    return _warp_probs(x, temperature, top_p)
+
+
+def _warp_probs(x: np.ndarray, temperature: float, top_p: float) -> np.ndarray:
+    """:func:`warp_probs` on checked float64 input."""
     if temperature == 0:
         out = np.zeros_like(x)
         np.put_along_axis(out, x.argmax(axis=-1)[..., None], 1.0, axis=-1)
@@ -97,9 +103,9 @@ def draw(logits_row, temperature: float, top_p: float, rng: np.random.Generator)
     """
     x = row_to_numpy(logits_row)
     m = x.max()
-    if np.isnan(m) or m == -np.inf:
-        if np.isnan(x).any():
-            raise ValueError("logits contain NaN")
+    if np.isnan(m) or m == np.inf:
+        raise ValueError("logits contain NaN or +inf")
+    if m == -np.inf:
         raise ValueError("logits give every token probability 0")
     if temperature == 0:
         return int(np.argmax(x))

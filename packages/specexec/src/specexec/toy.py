@@ -11,7 +11,8 @@ import itertools
 
 import numpy as np
 
-from .sampling import check_sampling_args, warp_probs
+from ._checks import check_array, check_float, check_int, check_rng
+from .sampling import _warp_probs, check_sampling_args
 
 
 class MarkovLM:
@@ -32,13 +33,13 @@ class MarkovLM:
     """
 
     def __init__(self, probs):
-        p = np.asarray(probs, dtype=np.float64)
+        p = check_array(probs, "probs")
         if p.ndim < 2 or len(set(p.shape)) != 1:
             raise ValueError(f"probs must have shape (V,)*k + (V,) with k >= 1, got {p.shape}")
-        if np.isnan(p).any() or (p < 0).any():
-            raise ValueError("probs must be non-negative and not NaN")
+        if (p < 0).any():
+            raise ValueError(f"probs must be non-negative, got minimum {p.min():.3g}")
         if not np.allclose(p.sum(-1), 1.0, atol=1e-8):
-            raise ValueError("every row of probs must sum to 1")
+            raise ValueError("probs: every row must sum to 1")
         self.probs = p
         self.order = p.ndim - 1
         self.vocab_size = p.shape[-1]
@@ -47,24 +48,21 @@ class MarkovLM:
         self.calls = 0
 
     @classmethod
-    def random(cls, vocab_size: int, *, order: int = 1, concentration: float = 1.0, seed=0):
-        """Rows drawn from a symmetric Dirichlet(``concentration``) (smaller = peakier)."""
-        if vocab_size < 2:
-            raise ValueError(f"vocab_size must be >= 2, got {vocab_size}")
-        if order < 1:
-            raise ValueError(f"order must be >= 1, got {order}")
-        if not concentration > 0:
-            raise ValueError(f"concentration must be > 0, got {concentration}")
-        rng = np.random.default_rng(seed)
+    def random(cls, vocab_size: int, *, order: int = 1, concentration: float = 1.0, rng=0):
+        """Rows drawn from a symmetric Dirichlet(``concentration``) (smaller = peakier);
+        ``rng``: an int seed, a ``numpy.random.Generator`` or ``None``."""
+        vocab_size = check_int(vocab_size, "vocab_size", minimum=2)
+        order = check_int(order, "order", minimum=1)
+        concentration = check_float(concentration, "concentration", minimum=0.0, min_inclusive=False)
+        rng = check_rng(rng)
         shape = (vocab_size,) * order
         p = rng.dirichlet(np.full(vocab_size, concentration), size=shape)
         return cls(p)
 
-    def perturbed(self, noise: float, *, seed=1) -> MarkovLM:
+    def perturbed(self, noise: float, *, rng=1) -> MarkovLM:
         """A draft-like model: ``(1 - noise) * self + noise * random`` (noise in [0, 1])."""
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be in [0, 1], got {noise}")
-        other = MarkovLM.random(self.vocab_size, order=self.order, seed=seed).probs
+        noise = check_float(noise, "noise", minimum=0.0, maximum=1.0)
+        other = MarkovLM.random(self.vocab_size, order=self.order, rng=rng).probs
         return MarkovLM((1.0 - noise) * self.probs + noise * other)
 
     def _context(self, prefix) -> tuple[int, ...]:
@@ -76,25 +74,23 @@ class MarkovLM:
     def __call__(self, prefixes) -> np.ndarray:
         """Next-token log-probabilities: ``int[B, T] -> float[B, V]`` (or ``int[T] -> float[V]``)."""
         self.calls += 1
-        x = np.asarray(prefixes)
+        x = check_array(prefixes, "prefixes", ndim=(1, 2), dtype="int")
         if x.ndim == 2:
             return np.stack([self._logp[self._context(row)] for row in x])
-        if x.ndim != 1:
-            raise ValueError(f"prefixes must be int[B, T] or int[T], got shape {x.shape}")
         return self._logp[self._context(x)]
 
-    def joint_probs(self, prefix, n_tokens: int, temperature=1.0, top_p=1.0) -> np.ndarray:
+    def joint_probs(self, prefix, n_tokens: int, *, temperature=1.0, top_p=1.0) -> np.ndarray:
         """Exact (V,)*n_tokens probabilities of the next ``n_tokens`` tokens under the warped model."""
         temperature, top_p = check_sampling_args(temperature, top_p)
-        if n_tokens < 1:
-            raise ValueError(f"n_tokens must be >= 1, got {n_tokens}")
+        n_tokens = check_int(n_tokens, "n_tokens", minimum=1)
+        prefix = check_array(prefix, "prefix", ndim=1, dtype="int").tolist()
+        self._context(prefix)  # range check
         v = self.vocab_size
         out = np.zeros((v,) * n_tokens)
-        prefix = list(np.asarray(prefix, dtype=np.int64).reshape(-1))
         for seq in itertools.product(range(v), repeat=n_tokens):
             pr, ctx = 1.0, list(prefix)
             for t in seq:
-                pr *= warp_probs(self._logp[self._context(ctx)], temperature, top_p)[t]
+                pr *= _warp_probs(self._logp[self._context(ctx)], temperature, top_p)[t]
                 if pr == 0:
                     break
                 ctx.append(t)

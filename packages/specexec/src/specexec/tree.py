@@ -21,7 +21,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .sampling import check_sampling_args, draw, row_to_numpy, warp_probs
+from ._checks import (
+    check_array,
+    check_callable,
+    check_float,
+    check_int,
+    check_rng,
+    check_same_length,
+    describe,
+)
+from .sampling import _warp_probs, check_sampling_args, draw, row_to_numpy
 
 ROOT = -1
 
@@ -53,23 +62,20 @@ class DraftTree:
     _child_index: dict = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
-        tok = np.asarray(self.tokens, dtype=np.int64).reshape(-1)
-        par = np.asarray(self.parents, dtype=np.int64).reshape(-1)
-        dep = np.asarray(self.depths, dtype=np.int64).reshape(-1)
-        lp = np.asarray(self.logprobs, dtype=np.float64).reshape(-1)
-        n = tok.shape[0]
-        if not par.shape[0] == dep.shape[0] == lp.shape[0] == n:
-            raise ValueError(
-                f"tokens, parents, depths, logprobs must have equal length, got "
-                f"{n}, {par.shape[0]}, {dep.shape[0]}, {lp.shape[0]}"
-            )
+        tok = check_array(self.tokens, "tokens", ndim=1, dtype="int", allow_empty=True)
+        par = check_array(self.parents, "parents", ndim=1, dtype="int", allow_empty=True)
+        dep = check_array(self.depths, "depths", ndim=1, dtype="int", allow_empty=True)
+        # -inf is a valid cumulative log-probability (an impossible path); NaN/+inf are not
+        lp = check_array(self.logprobs, "logprobs", ndim=1, allow_empty=True, finite=False)
+        tok, par, dep = (a.astype(np.int64) for a in (tok, par, dep))
+        n = check_same_length(tokens=tok, parents=par, depths=dep, logprobs=lp)
         idx = np.arange(n)
         if n and ((par < ROOT).any() or (par >= idx).any()):
             raise ValueError("parents must satisfy -1 <= parents[i] < i (topological order)")
         if n and (tok < 0).any():
-            raise ValueError("tokens must be non-negative")
-        if np.isnan(lp).any():
-            raise ValueError("logprobs contain NaN")
+            raise ValueError(f"tokens must be non-negative, got {tok.min()}")
+        if np.isnan(lp).any() or (lp == np.inf).any():
+            raise ValueError("logprobs must not contain NaN or +inf")
         if n:
             expect = np.where(par >= 0, dep[np.maximum(par, 0)] + 1, 1)
             if not np.array_equal(dep, expect):
@@ -84,7 +90,7 @@ class DraftTree:
     @classmethod
     def from_parents(cls, tokens, parents, logprobs=None) -> DraftTree:
         """Build a tree from tokens and parent ids (depths derived; log-probs default to 0)."""
-        par = np.asarray(parents, dtype=np.int64).reshape(-1)
+        par = check_array(parents, "parents", ndim=1, dtype="int", allow_empty=True)
         dep = np.ones(par.shape[0], dtype=np.int64)
         for i, p in enumerate(par):
             if 0 <= p < i:
@@ -195,29 +201,13 @@ class DraftTree:
         )
 
     def _check_node(self, node, *, allow_root: bool) -> int:
-        if isinstance(node, bool) or not isinstance(node, (int, np.integer)):
-            raise TypeError(f"node must be an int, got {type(node).__name__}")
-        node = int(node)
         lo = ROOT if allow_root else 0
-        if not lo <= node < len(self):
-            raise ValueError(f"node must be in [{lo}, {len(self)}), got {node}")
-        return node
+        return check_int(node, "node", minimum=lo, maximum=len(self) - 1)
 
 
 def _check_prefix_len(prefix_len) -> int:
-    if isinstance(prefix_len, bool) or not isinstance(prefix_len, (int, np.integer)):
-        raise TypeError(f"prefix_len must be an int, got {type(prefix_len).__name__}")
-    if prefix_len < 1:
-        raise ValueError(f"prefix_len must be >= 1 (the root is a prefix token), got {prefix_len}")
-    return int(prefix_len)
-
-
-def _check_int(name: str, value, lo: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < lo:
-        raise ValueError(f"{name} must be >= {lo}, got {value}")
-    return int(value)
+    """The prefix holds at least the root token."""
+    return check_int(prefix_len, "prefix_len", minimum=1)
 
 
 def _topk_rows(x, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -257,12 +247,12 @@ def build_tree(
     draft_logprobs_fn: Callable,
     prefix,
     budget: int,
+    *,
     max_depth: int = 32,  # reference max_beam_len
     max_expand: int = 128,  # reference max_n_beams (nodes expanded per draft forward)
     branch_width: int = 16,  # reference max_branch_width (16-32)
     decay: float = 1.0,  # reference uses 0.95 (log-decay per level)
     min_logprob: float = -math.inf,
-    *,
     stats: BuildStats | None = None,
 ) -> DraftTree:
     """Grow the ``budget`` most probable draft continuations best-first (SpecExec Sec. 3.1, Alg. 1).
@@ -296,23 +286,21 @@ def build_tree(
     Returns:
         A :class:`DraftTree` with at most ``budget`` nodes, in topological order.
     """
-    if not callable(draft_logprobs_fn):
-        raise TypeError("draft_logprobs_fn must be callable")
-    prefix = np.asarray(prefix)
-    if prefix.ndim != 1 or prefix.shape[0] < 1:
-        raise ValueError(f"prefix must be a non-empty 1-D token sequence, got shape {prefix.shape}")
-    budget = _check_int("budget", budget, 1)
-    max_depth = _check_int("max_depth", max_depth, 1)
-    max_expand = _check_int("max_expand", max_expand, 1)
-    branch_width = _check_int("branch_width", branch_width, 1)
-    decay = float(decay)
-    if not 0.0 < decay <= 1.0:
-        raise ValueError(f"decay must be in (0, 1], got {decay}")
-    min_logprob = float(min_logprob)
-    if math.isnan(min_logprob):
-        raise ValueError("min_logprob is NaN")
+    check_callable(draft_logprobs_fn, "draft_logprobs_fn")
+    prefix = check_array(prefix, "prefix", ndim=1, dtype="int")
+    budget = check_int(budget, "budget", minimum=1)
+    max_depth = check_int(max_depth, "max_depth", minimum=1)
+    max_expand = check_int(max_expand, "max_expand", minimum=1)
+    branch_width = check_int(branch_width, "branch_width", minimum=1)
+    decay = check_float(decay, "decay", minimum=0.0, maximum=1.0, min_inclusive=False)
+    min_logprob = check_float(min_logprob, "min_logprob", finite=False)
+    if min_logprob == math.inf:
+        raise ValueError("min_logprob must be < inf (no node could enter), got inf")
     log_decay = math.log(decay)
-    stats = BuildStats() if stats is None else stats
+    if stats is None:
+        stats = BuildStats()
+    elif not isinstance(stats, BuildStats):
+        raise TypeError(f"stats must be a BuildStats or None, got {describe(stats)}")
 
     # Append-only node storage; ids stay stable for draft_logprobs_fn during construction.
     tokens: list[int] = []
@@ -414,7 +402,7 @@ def _kth_score(sc: np.ndarray, alive: np.ndarray, k: int) -> float:
 
 
 def validate_tree(
-    tree: DraftTree, target_logits, temperature: float = 1.0, top_p: float = 1.0, rng=None
+    tree: DraftTree, target_logits, *, temperature: float = 1.0, top_p: float = 1.0, rng=None
 ) -> tuple[np.ndarray, int, np.ndarray]:
     """Verify a draft tree with the target's logits (SpecExec Sec. 3.2, Alg. 1 "validate").
 
@@ -428,9 +416,9 @@ def validate_tree(
         tree: the draft tree (N nodes).
         target_logits: (N+1, V) target logits, row 0 after the root, row i+1 after node i
             (numpy or torch; only the rows on the walked path are read).
-        temperature: 0 = greedy.
+        temperature: exactly 0 = greedy, otherwise > 0.
         top_p: nucleus mass in (0, 1].
-        rng: ``numpy.random.Generator`` or seed (unused when greedy).
+        rng: ``None``, an int seed or a ``numpy.random.Generator`` (unused when greedy).
 
     Returns:
         ``(accepted_tokens (m,) int64, extra_token int, accepted_node_ids (m,) int64)``;
@@ -442,17 +430,20 @@ def validate_tree(
     (array([1, 2]), 2, array([0, 1]))
     """
     if not isinstance(tree, DraftTree):
-        raise TypeError(f"tree must be a DraftTree, got {type(tree).__name__}")
+        raise TypeError(f"tree must be a DraftTree, got {describe(tree)}")
     temperature, top_p = check_sampling_args(temperature, top_p)
-    shape = tuple(target_logits.shape) if hasattr(target_logits, "shape") else None
-    if shape is None:
-        target_logits = np.asarray(target_logits, dtype=np.float64)
-        shape = target_logits.shape
-    if len(shape) != 2 or shape[0] != len(tree) + 1 or shape[1] < 1:
+    rng = check_rng(rng)
+    if type(target_logits).__module__.startswith("torch"):
+        from ._checks import check_tensor
+
+        check_tensor(target_logits, "target_logits", ndim=2, finite=False)
+    else:  # rows are checked for NaN / +inf when they are read
+        target_logits = check_array(target_logits, "target_logits", ndim=2, finite=False)
+    shape = tuple(target_logits.shape)
+    if shape[0] != len(tree) + 1:
         raise ValueError(
             f"target_logits must have shape (N+1, V) = ({len(tree) + 1}, V), got {shape}"
         )
-    rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
     node = ROOT
     accepted: list[int] = []
     while True:
@@ -469,7 +460,7 @@ def validate_tree(
 
 
 def expected_tokens_per_pass(
-    tree: DraftTree, target_prob_fn, temperature: float = 1.0, top_p: float = 1.0
+    tree: DraftTree, target_prob_fn, *, temperature: float = 1.0, top_p: float = 1.0
 ) -> float:
     """Analytic expected tokens per pass: ``1 + Σ_v Π_{edges e on root->v} q_target(e)``.
 
@@ -490,18 +481,24 @@ def expected_tokens_per_pass(
     """
     temperature, top_p = check_sampling_args(temperature, top_p)
     if not isinstance(tree, DraftTree):
-        raise TypeError(f"tree must be a DraftTree, got {type(tree).__name__}")
+        raise TypeError(f"tree must be a DraftTree, got {describe(tree)}")
     n = len(tree)
     logits = target_prob_fn(tree, np.arange(-1, n)) if callable(target_prob_fn) else target_prob_fn
-    logits = row_to_numpy(logits)
-    if logits.ndim != 2 or logits.shape[0] != n + 1:
-        raise ValueError(f"target distributions must have shape ({n + 1}, V), got {logits.shape}")
-    if np.isnan(logits).any():
-        raise ValueError("target distributions contain NaN")
+    if type(logits).__module__.startswith("torch"):
+        logits = row_to_numpy(logits)
+    logits = check_array(logits, "target_prob_fn", ndim=2, finite=False)
+    if logits.shape[0] != n + 1:
+        raise ValueError(
+            f"target_prob_fn must give shape ({n + 1}, V) (row 0 = root), got {logits.shape}"
+        )
+    if np.isnan(logits).any() or (logits == np.inf).any():
+        raise ValueError("target_prob_fn: target distributions contain NaN or +inf")
     if (logits >= 0).all() and np.allclose(logits.sum(-1), 1.0, atol=1e-6):
         with np.errstate(divide="ignore"):
             logits = np.log(logits)  # probabilities given: warp their logs
-    q = warp_probs(logits, temperature, top_p)
+    if not np.isfinite(logits).any(axis=-1).all():
+        raise ValueError("target_prob_fn: a row gives every token probability 0")
+    q = _warp_probs(logits, temperature, top_p)
     reach = np.zeros(n)  # probability that the walk reaches node i
     for i in range(n):
         p = tree.parents[i]

@@ -23,13 +23,19 @@ from .core import (
     optimal_acceptance_mincut,
     solve_rho,
 )
-from .decode import SpecStats, autoregressive_generate, spectr_generate, speculative_generate, warp
+from .decode import (
+    GenerationStats,
+    autoregressive_generate,
+    spectr_generate,
+    speculative_generate,
+    warp,
+)
 from .toy import MarkovLM
 
 __version__ = _version("spectr-decode")
 __all__ = [
+    "GenerationStats",
     "MarkovLM",
-    "SpecStats",
     "__version__",
     "acceptance_upper_bound",
     "autoregressive_generate",
@@ -42,7 +48,7 @@ __all__ = [
     "optimal_acceptance_lp",
     "optimal_acceptance_mincut",
     "solve_rho",
-    "speculative_generate",
     "spectr_generate",
+    "speculative_generate",
     "warp",
 ]

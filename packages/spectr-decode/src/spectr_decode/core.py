@@ -23,10 +23,11 @@ Notation: ``p`` is the draft (small model) distribution, ``q`` the target distri
 from __future__ import annotations
 
 import itertools
-import math
 
 import numpy as np
 from scipy.optimize import brentq
+
+from ._checks import check_array, check_float, check_int, check_rng
 
 __all__ = [
     "acceptance_upper_bound",
@@ -45,22 +46,10 @@ _SUM_TOL = 1e-6
 
 
 def _check_dist(x, name: str) -> np.ndarray:
-    a = np.asarray(x)
-    if a.dtype == object or not (
-        np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
-    ):
-        raise TypeError(f"{name} must be a real-valued array, got dtype {a.dtype}")
-    a = a.astype(np.float64, copy=False)
-    if a.ndim != 1:
-        raise ValueError(
-            f"{name} must be 1-D (a distribution over the vocabulary), got shape {a.shape}"
-        )
-    if a.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if not np.all(np.isfinite(a)):
-        raise ValueError(f"{name} contains NaN or inf")
+    """A probability vector ``float[V]``: finite, non-negative, summing to 1 (within 1e-6)."""
+    a = check_array(x, name, ndim=1)
     if np.any(a < 0):
-        raise ValueError(f"{name} has negative entries (min {a.min():.3g})")
+        raise ValueError(f"{name} must be non-negative, got minimum {a.min():.3g}")
     s = a.sum()
     if abs(s - 1.0) > _SUM_TOL:
         raise ValueError(f"{name} must sum to 1 (within {_SUM_TOL}), got {s:.8g}")
@@ -70,14 +59,12 @@ def _check_dist(x, name: str) -> np.ndarray:
 def _check_pair(p, q) -> tuple[np.ndarray, np.ndarray]:
     p, q = _check_dist(p, "p"), _check_dist(q, "q")
     if p.shape != q.shape:
-        raise ValueError(f"p and q must have the same length, got {p.shape[0]} and {q.shape[0]}")
+        raise ValueError(f"q has {q.shape[0]} entries but p has {p.shape[0]}; they must match")
     return p, q
 
 
 def _check_k(k) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive int, got {k!r}")
-    return int(k)
+    return check_int(k, "k", minimum=1)
 
 
 def _beta(p: np.ndarray, q: np.ndarray, rho: float) -> float:
@@ -91,9 +78,8 @@ def beta(p, q, rho: float) -> float:
     0.6
     """
     p, q = _check_pair(p, q)
-    if not (math.isfinite(rho) and rho >= 1.0):
-        raise ValueError(f"rho must be a finite float >= 1, got {rho!r}")
-    return _beta(p, q, float(rho))
+    rho = check_float(rho, "rho", minimum=1.0)
+    return _beta(p, q, rho)
 
 
 def _gap(p, q, k, rho) -> float:
@@ -122,7 +108,7 @@ def _solve_rho(p: np.ndarray, q: np.ndarray, k: int, tol: float) -> float:
     return root
 
 
-def solve_rho(p, q, k: int, tol: float = 1e-10) -> float:
+def solve_rho(p, q, k: int, *, tol: float = 1e-10) -> float:
     """``rho*`` in ``[1, k]``: the root of ``1 - (1 - beta(rho))^k = rho * beta(rho)`` (Sec. 4).
 
     The gap ``1 - (1 - beta)^k - rho beta`` is monotone in ``rho``, so a bracketed root finder
@@ -143,8 +129,7 @@ def solve_rho(p, q, k: int, tol: float = 1e-10) -> float:
     """
     p, q = _check_pair(p, q)
     k = _check_k(k)
-    if not (math.isfinite(tol) and 0 < tol < 1):
-        raise ValueError(f"tol must be in (0, 1), got {tol!r}")
+    tol = check_float(tol, "tol", minimum=0.0, maximum=1.0, min_inclusive=False, max_inclusive=False)
     return _solve_rho(p, q, k, tol)
 
 
@@ -182,9 +167,7 @@ def kseq_residual(p, q, k: int, *, rho: float | None = None) -> np.ndarray:
 
 
 def _check_rho(rho, k: int) -> float:
-    if not isinstance(rho, (int, float, np.floating, np.integer)) or not (1.0 <= float(rho) <= k):
-        raise ValueError(f"rho must be a float in [1, k={k}], got {rho!r}")
-    return float(rho)
+    return check_float(rho, "rho", minimum=1.0, maximum=float(k))
 
 
 def kseq_acceptance(p, q, k: int) -> float:
@@ -223,7 +206,7 @@ def kseq_output_distribution(p, q, k: int, *, rho: float | None = None) -> np.nd
     return out + reject**k * res
 
 
-def kseq_select(draft_tokens, p, q, rng=None, *, rho: float | None = None) -> tuple[int, bool]:
+def kseq_select(draft_tokens, p, q, *, rng=None, rho: float | None = None) -> tuple[int, bool]:
     """One K-SEQ(rho) selection step: the output token and whether a draft was accepted.
 
     Drafts are examined in order; draft ``X_i`` is accepted with probability
@@ -235,24 +218,20 @@ def kseq_select(draft_tokens, p, q, rng=None, *, rho: float | None = None) -> tu
         draft_tokens: ``int[k]``, the k i.i.d. draft tokens (k >= 1).
         p: draft distribution the tokens were drawn from, ``float[V]``.
         q: target distribution, ``float[V]``.
-        rng: ``numpy.random.Generator`` or seed.
+        rng: ``None``, an int seed or a ``numpy.random.Generator``.
         rho: K-SEQ parameter in ``[1, k]``; default :func:`solve_rho` ``(p, q, k)``.
 
     Returns:
         ``(token, accepted)``.
 
-    >>> kseq_select([1, 1], [0.5, 0.5], [0.5, 0.5], 0)
+    >>> kseq_select([1, 1], [0.5, 0.5], [0.5, 0.5], rng=0)
     (1, True)
     """
     p, q = _check_pair(p, q)
-    x = np.asarray(draft_tokens)
-    if x.ndim != 1 or x.size == 0:
-        raise ValueError(f"draft_tokens must be a non-empty 1-D int array, got shape {x.shape}")
-    if not np.issubdtype(x.dtype, np.integer):
-        raise TypeError(f"draft_tokens must be integers, got dtype {x.dtype}")
+    x = check_array(draft_tokens, "draft_tokens", ndim=1, dtype="int")
     if x.min() < 0 or x.max() >= p.size:
         raise ValueError(f"draft_tokens must lie in [0, {p.size}), got {x.min()}..{x.max()}")
-    rng = np.random.default_rng(rng)
+    rng = check_rng(rng)
     k = int(x.size)
     rho = _solve_rho(p, q, k, 1e-12) if rho is None else _check_rho(rho, k)
     return _kseq_select(x, p, q, k, rho, rng)
@@ -315,6 +294,7 @@ def optimal_acceptance_lp(p, q, k: int, *, max_variables: int = MAX_LP_VARIABLES
 
     p, q = _check_pair(p, q)
     k = _check_k(k)
+    max_variables = check_int(max_variables, "max_variables", minimum=1)
     V = p.size
     n_var = V ** (k + 1)
     if n_var > max_variables:
@@ -355,6 +335,7 @@ def optimal_acceptance_mincut(p, q, k: int, *, max_vocab: int = 20) -> float:
     """
     p, q = _check_pair(p, q)
     k = _check_k(k)
+    max_vocab = check_int(max_vocab, "max_vocab", minimum=1)
     V = p.size
     if V > max_vocab:
         raise ValueError(f"enumerating 2^V subsets needs V <= max_vocab={max_vocab}, got V={V}")

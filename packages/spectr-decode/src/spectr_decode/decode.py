@@ -20,17 +20,24 @@ iterations, cropped to the accepted prefix) or plain callables
 
 from __future__ import annotations
 
-import math
-import numbers
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._checks import (
+    check_array,
+    check_float,
+    check_int,
+    check_probability,
+    check_rng,
+    check_tensor,
+    describe,
+)
 from .core import _kseq_select, _solve_rho
 
 __all__ = [
-    "SpecStats",
+    "GenerationStats",
     "autoregressive_generate",
     "speculative_generate",
     "spectr_generate",
@@ -38,50 +45,70 @@ __all__ = [
 ]
 
 
-@dataclass
-class SpecStats:
-    """Statistics of one generation call.
+def _frozen_counts(value, name: str) -> np.ndarray:
+    arr = check_array(value, name, ndim=1, dtype="int", allow_empty=True).astype(np.int64)
+    if arr.size and arr.min() < 0:
+        raise ValueError(f"{name} must be non-negative counts, got minimum {arr.min()}")
+    arr.setflags(write=False)
+    return arr
 
-    Attributes:
+
+@dataclass(frozen=True)
+class GenerationStats:
+    """Statistics of one generation call (the same fields, by the same names, as specexec's).
+
+    Fields shared with specexec's ``GenerationStats``:
         new_tokens: tokens returned.
         target_calls: target forward passes (one per iteration for speculative methods).
-        draft_calls: draft forward passes (L per iteration).
-        iterations: draft-and-verify iterations.
+        draft_calls: draft forward passes (L per iteration; 0 for autoregressive decoding).
+        emitted: tokens emitted by each target call (1..L+1), before truncation to
+            ``max_new_tokens``.
+        target_time_s, draft_time_s, wall_time_s: seconds (the rest of the wall time is
+            selection and bookkeeping).
+
+    SpecTr's own:
         k, L: drafts per iteration and draft length (0 for autoregressive decoding).
-        emitted: tokens emitted by each iteration (1..L+1), before truncation to max_new_tokens.
-        reached: ``int[L]``, iterations in which position t was examined.
+        reached: ``int[L]``, iterations in which draft position t was examined.
         accepted: ``int[L]``, iterations in which a draft token was accepted at position t.
         survivors: ``int[L]``, drafts still alive when position t was examined (summed over
             iterations; divide by ``reached`` for the mean K-SEQ width at t).
-        wall_time, target_time, draft_time: seconds (the rest is selection and bookkeeping).
+
+    Derived: :attr:`tokens_per_call` (the paper's block efficiency), :attr:`tokens_per_second`,
+    :attr:`per_position_acceptance`.
     """
 
     new_tokens: int = 0
     target_calls: int = 0
     draft_calls: int = 0
-    iterations: int = 0
+    emitted: tuple[int, ...] = ()
+    target_time_s: float = 0.0
+    draft_time_s: float = 0.0
+    wall_time_s: float = 0.0
     k: int = 0
     L: int = 0
-    emitted: list[int] = field(default_factory=list)
     reached: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     accepted: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
     survivors: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    wall_time: float = 0.0
-    target_time: float = 0.0
-    draft_time: float = 0.0
 
-    @property
-    def block_efficiency(self) -> float:
-        """Mean tokens emitted per target call (the paper's block efficiency)."""
-        if self.target_calls == 0:
-            return 0.0
-        total = sum(self.emitted) if self.emitted else self.new_tokens
-        return total / self.target_calls
+    def __post_init__(self) -> None:
+        for name in ("new_tokens", "target_calls", "draft_calls", "k", "L"):
+            object.__setattr__(self, name, check_int(getattr(self, name), name, minimum=0))
+        for name in ("target_time_s", "draft_time_s", "wall_time_s"):
+            object.__setattr__(self, name, check_float(getattr(self, name), name, minimum=0.0))
+        emitted = _frozen_counts(list(self.emitted), "emitted")
+        object.__setattr__(self, "emitted", tuple(int(e) for e in emitted))
+        for name in ("reached", "accepted", "survivors"):
+            arr = _frozen_counts(getattr(self, name), name)
+            if arr.shape[0] != self.L:
+                raise ValueError(f"{name} must have L = {self.L} entries, got {arr.shape[0]}")
+            object.__setattr__(self, name, arr)
 
     @property
     def tokens_per_call(self) -> float:
-        """Alias of :attr:`block_efficiency`."""
-        return self.block_efficiency
+        """Mean tokens emitted per target call (the paper's block efficiency); 0 without calls."""
+        if self.target_calls == 0:
+            return 0.0
+        return sum(self.emitted) / self.target_calls
 
     @property
     def per_position_acceptance(self) -> np.ndarray:
@@ -91,21 +118,33 @@ class SpecStats:
 
     @property
     def tokens_per_second(self) -> float:
-        return self.new_tokens / self.wall_time if self.wall_time > 0 else float("nan")
+        return self.new_tokens / self.wall_time_s if self.wall_time_s > 0 else float("nan")
 
 
 # --------------------------------------------------------------------------- warping
 
 
-def warp(logprobs, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
+def check_sampling(temperature, top_p) -> tuple[float, float]:
+    """``temperature`` >= 0 (exactly 0 = greedy) and ``top_p`` in (0, 1], as floats."""
+    temperature = check_float(temperature, "temperature", minimum=0.0)
+    top_p = check_probability(top_p, "top_p", allow_zero=False)
+    return temperature, top_p
+
+
+def warp(logprobs, *, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
     """Sampling distribution(s) from next-token log-probs: temperature then nucleus (top-p).
 
-    ``temperature = 0`` gives the one-hot argmax (greedy). Top-p keeps the smallest set of most
-    probable tokens whose mass reaches ``top_p`` and renormalises. Applied identically to draft
-    and target, so the exactness guarantee is with respect to the warped target.
+    ``temperature = 0`` gives the one-hot argmax (greedy); otherwise it must be > 0 (a negative
+    temperature would invert the distribution: ``ValueError``). Top-p, in (0, 1], keeps the
+    smallest set of most probable tokens whose mass reaches ``top_p`` and renormalises. Applied
+    identically to draft and target, so the exactness guarantee is with respect to the warped
+    target.
 
     Args:
-        logprobs: ``float[..., V]`` log-probabilities (or logits).
+        logprobs: ``float[..., V]`` log-probabilities (or logits); ``-inf`` marks impossible
+            tokens, every row needs one finite entry.
+        temperature: 0 (greedy) or > 0.
+        top_p: nucleus mass in (0, 1].
 
     Returns:
         ``float64[..., V]`` probabilities.
@@ -113,7 +152,18 @@ def warp(logprobs, temperature: float = 1.0, top_p: float = 1.0) -> np.ndarray:
     >>> warp(np.log([[0.5, 0.3, 0.2]]), top_p=0.7).round(3).tolist()
     [[0.625, 0.375, 0.0]]
     """
-    x = np.asarray(logprobs, dtype=np.float64)
+    temperature, top_p = check_sampling(temperature, top_p)
+    x = check_array(logprobs, "logprobs", finite=False)
+    if x.ndim == 0:
+        raise ValueError("logprobs must have a vocabulary axis, got a scalar")
+    if np.isnan(x).any() or (x == np.inf).any():
+        raise ValueError("logprobs must not contain NaN or +inf (-inf marks impossible tokens)")
+    if not np.isfinite(x).any(axis=-1).all():
+        raise ValueError("logprobs has a row with every entry -inf (no possible token)")
+    return _warp(x, temperature, top_p)
+
+
+def _warp(x: np.ndarray, temperature: float, top_p: float) -> np.ndarray:
     if temperature == 0:
         out = np.zeros_like(x)
         np.put_along_axis(out, x.argmax(-1)[..., None], 1.0, axis=-1)
@@ -183,7 +233,10 @@ class _CallableLM:
         return out
 
     def keep(self, row: int, length: int) -> None:
-        self.rows = self.rows[row : row + 1, :length]
+        # the history has one row when the drafts never went past their first token (L = 1)
+        if self.rows.shape[0] > 1:
+            self.rows = self.rows[row : row + 1]
+        self.rows = self.rows[:, :length]
 
     def probe_vocab(self, prompt: np.ndarray) -> int:
         """Vocabulary size: ``fn.vocab_size`` if it is an int, else one probe call on zeros."""
@@ -205,8 +258,14 @@ class _HFLM:
 
         self.torch = torch
         self.model, self.name = model, name
+        from transformers import DynamicCache
+
         self.device = next(model.parameters()).device
-        self.cache = None
+        # Our own cache, built without the model's config, keeps every position in every layer:
+        # the cache the model would create for a sliding-window config (Mistral, Gemma2/3, Qwen2)
+        # drops positions older than the window, so it cannot be cropped back to the accepted
+        # prefix. The model still applies its window, by position, when it builds the masks.
+        self.cache = DynamicCache()
         self.cached_len = 0
         self.n_rows = 1
         self.vocab_size = None
@@ -220,14 +279,14 @@ class _HFLM:
         torch = self.torch
         B = tokens.shape[0]
         assert start == self.cached_len
-        if self.cache is not None and self.n_rows == 1 and B > 1:
+        if self.cached_len > 0 and self.n_rows == 1 and B > 1:
             self.cache.batch_repeat_interleave(B)
         ids = torch.as_tensor(tokens, dtype=torch.long, device=self.device)
         with torch.no_grad():
-            kw = {self.cache_kw: self.cache} if self.cache is not None else {}
-            out = self.model(input_ids=ids, use_cache=True, **kw)
+            out = self.model(input_ids=ids, use_cache=True, **{self.cache_kw: self.cache})
         cache = out.get("cache", None)
-        self.cache = out.get("past_key_values", None) if cache is None else cache
+        cache = out.get("past_key_values", None) if cache is None else cache
+        self.cache = self.cache if cache is None else cache
         self.cached_len = start + tokens.shape[1]
         self.n_rows = B
         lp = torch.log_softmax(out.logits.float(), dim=-1).double().cpu().numpy()
@@ -247,8 +306,6 @@ class _HFLM:
         return int(self.model.config.vocab_size)
 
     def keep(self, row: int, length: int) -> None:
-        if self.cache is None:
-            return
         if self.n_rows > 1:
             self.cache.batch_select_indices(self.torch.tensor([row], device=self.device))
             self.n_rows = 1
@@ -268,7 +325,8 @@ def _backend(model, name: str):
     if callable(model):
         return _CallableLM(model, name)
     raise TypeError(
-        f"{name} must be a Hugging Face causal LM or a callable lm(prefixes) -> log-probs"
+        f"{name} must be a Hugging Face causal LM or a callable lm(prefixes) -> log-probs, "
+        f"got {describe(model)}"
     )
 
 
@@ -276,48 +334,29 @@ def _backend(model, name: str):
 
 
 def _as_prompt(input_ids) -> np.ndarray:
-    if hasattr(input_ids, "detach"):  # torch tensor
+    """The prompt as ``int64[T]`` from ``int[T]`` or ``int[1, T]`` (list, numpy or torch)."""
+    if type(input_ids).__module__.startswith("torch") and hasattr(input_ids, "detach"):
+        check_tensor(input_ids, "input_ids", ndim=(1, 2), dtype="integer")
         input_ids = input_ids.detach().cpu().numpy()
-    x = np.asarray(input_ids)
+    x = check_array(input_ids, "input_ids", ndim=(1, 2), dtype="int")
     if x.ndim == 2:
         if x.shape[0] != 1:
             raise ValueError(
                 f"input_ids must hold one sequence (shape [T] or [1, T]), got shape {x.shape}"
             )
         x = x[0]
-    if x.ndim != 1:
-        raise ValueError(f"input_ids must have shape [T] or [1, T], got shape {x.shape}")
-    if x.size == 0:
-        raise ValueError("input_ids must not be empty (give at least a BOS token)")
-    if not np.issubdtype(x.dtype, np.integer):
-        raise TypeError(f"input_ids must be integers, got dtype {x.dtype}")
     if x.min() < 0:
-        raise ValueError("input_ids must be non-negative token ids")
+        raise ValueError(f"input_ids must be non-negative token ids, got {x.min()}")
     return x.astype(np.int64)
 
 
-def _check_common(max_new_tokens, temperature, top_p) -> None:
-    if (
-        isinstance(max_new_tokens, bool)
-        or not isinstance(max_new_tokens, (int, np.integer))
-        or max_new_tokens < 0
-    ):
-        raise ValueError(f"max_new_tokens must be a non-negative int, got {max_new_tokens!r}")
-    if (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, numbers.Real)
-        or not math.isfinite(temperature)
-        or temperature < 0
-    ):
-        raise ValueError(f"temperature must be a finite float >= 0, got {temperature!r}")
-    if isinstance(top_p, bool) or not isinstance(top_p, numbers.Real) or not (0.0 < top_p <= 1.0):
-        raise ValueError(f"top_p must be in (0, 1], got {top_p!r}")
-
-
-def _check_pos_int(v, name: str) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-        raise ValueError(f"{name} must be a positive int, got {v!r}")
-    return int(v)
+def _check_common(max_new_tokens, temperature, top_p, rng, eos_token_id):
+    max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=0)
+    temperature, top_p = check_sampling(temperature, top_p)
+    rng = check_rng(rng)
+    if eos_token_id is not None:
+        eos_token_id = check_int(eos_token_id, "eos_token_id", minimum=0)
+    return max_new_tokens, temperature, top_p, rng, eos_token_id
 
 
 def _check_vocabs(prompt: np.ndarray, **backends) -> None:
@@ -343,7 +382,9 @@ def _check_vocab(lp: np.ndarray, prompt: np.ndarray, name: str) -> None:
             f"input_ids contain token {prompt.max()} outside {name}'s vocabulary of {lp.shape[-1]}"
         )
     if not np.all(np.isfinite(lp) | (lp == -np.inf)):
-        raise ValueError(f"{name} returned NaN log-probabilities")
+        raise ValueError(f"{name} returned NaN or +inf log-probabilities")
+    if not np.isfinite(lp).any(axis=-1).all():
+        raise ValueError(f"{name} returned a row of log-probabilities that are all -inf")
 
 
 # --------------------------------------------------------------------------- generation
@@ -356,41 +397,45 @@ def autoregressive_generate(
     *,
     temperature: float = 1.0,
     top_p: float = 1.0,
-    seed=None,
+    rng=None,
     eos_token_id: int | None = None,
-) -> tuple[np.ndarray, SpecStats]:
+) -> tuple[np.ndarray, GenerationStats]:
     """Baseline: sample one token per target call (key/value cache reused on HF models).
+
+    Arguments as :func:`spectr_generate`.
 
     Returns:
         ``(tokens, stats)``: the new tokens ``int64[n]`` (``n = max_new_tokens`` unless
-        ``eos_token_id`` stopped it) and a :class:`SpecStats` with ``target_calls = n``.
+        ``eos_token_id`` stopped it) and a :class:`GenerationStats` with ``target_calls = n``.
     """
     prompt = _as_prompt(input_ids)
-    _check_common(max_new_tokens, temperature, top_p)
-    rng = np.random.default_rng(seed)
+    max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
+        max_new_tokens, temperature, top_p, rng, eos_token_id
+    )
     tgt = _backend(target, "target")
     if max_new_tokens > 0:
         _check_vocabs(prompt, target=tgt)
-    stats = SpecStats()
     seq = list(prompt)
     t0 = time.perf_counter()
+    t_target = 0.0
     new: list[int] = []
     while len(new) < max_new_tokens:
         ts = time.perf_counter()
         lp = tgt.forward(np.asarray([seq[tgt.cached_len :]], dtype=np.int64), tgt.cached_len)[:, -1]
-        stats.target_time += time.perf_counter() - ts
-        if stats.target_calls == 0:
-            _check_vocab(lp, prompt, "target")
-        stats.target_calls += 1
-        tok = int(_sample_rows(warp(lp, temperature, top_p), rng)[0])
+        t_target += time.perf_counter() - ts
+        _check_vocab(lp, prompt, "target")
+        tok = int(_sample_rows(_warp(lp, temperature, top_p), rng)[0])
         seq.append(tok)
         new.append(tok)
-        stats.emitted.append(1)
-        stats.iterations += 1
         if eos_token_id is not None and tok == eos_token_id:
             break
-    stats.new_tokens = len(new)
-    stats.wall_time = time.perf_counter() - t0
+    stats = GenerationStats(
+        new_tokens=len(new),
+        target_calls=len(new),
+        emitted=(1,) * len(new),
+        target_time_s=t_target,
+        wall_time_s=time.perf_counter() - t0,
+    )
     return np.asarray(new, dtype=np.int64), stats
 
 
@@ -404,9 +449,9 @@ def spectr_generate(
     L: int = 4,
     temperature: float = 1.0,
     top_p: float = 1.0,
-    seed=None,
+    rng=None,
     eos_token_id: int | None = None,
-) -> tuple[np.ndarray, SpecStats]:
+) -> tuple[np.ndarray, GenerationStats]:
     """Sample ``max_new_tokens`` tokens from ``target`` with SpecTr (k drafts of length L).
 
     The output is distributed exactly as autoregressive sampling from the target with the same
@@ -418,43 +463,45 @@ def spectr_generate(
         target: Hugging Face causal LM, or a callable ``lm(prefixes: int[B, T]) -> float[B, V]``
             returning next-token log-probabilities. Vocabulary sizes are checked before
             decoding: from the LM head of HF models, from a callable's ``vocab_size``
-            attribute, or else from one extra call on a prefix of zeros.
+            attribute, or else from one extra call on a prefix of zeros. Sliding-window models
+            (Mistral, Gemma2/3 local layers, Qwen2) are supported: the cache keeps every
+            position and the model applies its window by position.
         draft: the same kind of model over the same vocabulary.
         input_ids: prompt, ``int[T]`` or ``int[1, T]`` (numpy, list or torch tensor), T >= 1.
-        max_new_tokens: number of tokens to generate.
-        k: drafts per iteration (K-SEQ width); ``k = 1`` is speculative decoding.
-        L: draft length per iteration (the paper's gamma).
-        temperature: sampling temperature (0 = greedy).
-        top_p: nucleus sampling mass, applied to draft and target alike.
-        seed: seed or ``numpy.random.Generator`` for all randomness.
+        max_new_tokens: number of tokens to generate, >= 0.
+        k: drafts per iteration (K-SEQ width), >= 1; ``k = 1`` is speculative decoding.
+        L: draft length per iteration (the paper's gamma), >= 1.
+        temperature: sampling temperature: exactly 0 = greedy, otherwise > 0.
+        top_p: nucleus sampling mass in (0, 1], applied to draft and target alike.
+        rng: ``None``, an int seed or a ``numpy.random.Generator``: all the randomness.
         eos_token_id: stop after emitting this token.
 
     Returns:
-        ``(tokens, stats)``: new tokens ``int64[n]`` and :class:`SpecStats` (block efficiency,
-        per-position acceptance, call counts, timings).
+        ``(tokens, stats)``: new tokens ``int64[n]`` and :class:`GenerationStats` (tokens per
+        call, per-position acceptance, call counts, timings).
 
     >>> from spectr_decode import MarkovLM
     >>> tgt = MarkovLM([[0.7, 0.3], [0.4, 0.6]]); drf = MarkovLM([[0.6, 0.4], [0.5, 0.5]])
-    >>> toks, st = spectr_generate(tgt, drf, [0], 20, k=2, L=3, seed=0)
+    >>> toks, st = spectr_generate(tgt, drf, [0], 20, k=2, L=3, rng=0)
     >>> toks.shape, st.new_tokens, st.target_calls <= 20
     ((20,), 20, True)
     """
     prompt = _as_prompt(input_ids)
-    _check_common(max_new_tokens, temperature, top_p)
-    k = _check_pos_int(k, "k")
-    L = _check_pos_int(L, "L")
-    rng = np.random.default_rng(seed)
+    max_new_tokens, temperature, top_p, rng, eos_token_id = _check_common(
+        max_new_tokens, temperature, top_p, rng, eos_token_id
+    )
+    k = check_int(k, "k", minimum=1)
+    L = check_int(L, "L", minimum=1)
     tgt, drf = _backend(target, "target"), _backend(draft, "draft")
     if max_new_tokens > 0:
         _check_vocabs(prompt, target=tgt, draft=drf)
     k_draw = 1 if temperature == 0 else k
-    stats = SpecStats(
-        k=k,
-        L=L,
-        reached=np.zeros(L, np.int64),
-        accepted=np.zeros(L, np.int64),
-        survivors=np.zeros(L, np.int64),
-    )
+    reached = np.zeros(L, np.int64)
+    accepted = np.zeros(L, np.int64)
+    survivors = np.zeros(L, np.int64)
+    emitted: list[int] = []
+    draft_calls = target_calls = 0
+    t_draft = t_target = 0.0
     seq = list(prompt)
     new: list[int] = []
     t0 = time.perf_counter()
@@ -464,48 +511,47 @@ def spectr_generate(
         ts = time.perf_counter()
         drafts = np.empty((k_draw, L), dtype=np.int64)
         lp = drf.forward(np.asarray([seq[drf.cached_len :]], dtype=np.int64), drf.cached_len)[:, -1]
-        if stats.draft_calls == 0:
-            _check_vocab(lp, prompt, "draft")
-        stats.draft_calls += 1
-        p1 = warp(lp, temperature, top_p)  # (1, V)
+        _check_vocab(lp, prompt, "draft")
+        draft_calls += 1
+        p1 = _warp(lp, temperature, top_p)  # (1, V)
         p = np.empty((k_draw, L, p1.shape[-1]))
         p[:, 0] = p1
         drafts[:, 0] = _sample_rows(np.repeat(p1, k_draw, 0), rng)
         for j in range(1, L):
             lp = drf.forward(drafts[:, j - 1 : j], n + j - 1)[:, -1]  # (k, V)
-            stats.draft_calls += 1
-            p[:, j] = warp(lp, temperature, top_p)
+            _check_vocab(lp, prompt, "draft")
+            draft_calls += 1
+            p[:, j] = _warp(lp, temperature, top_p)
             drafts[:, j] = _sample_rows(p[:, j], rng)
-        stats.draft_time += time.perf_counter() - ts
+        t_draft += time.perf_counter() - ts
         # (b) one batched target pass over all drafts: q[r, t] for t = 0..L
         ts = time.perf_counter()
         start = tgt.cached_len
         head = np.repeat(np.asarray([seq[start:]], dtype=np.int64), k_draw, 0)
         lq = tgt.forward(np.concatenate([head, drafts], 1), start)[:, -(L + 1) :]  # (k, L+1, V)
-        stats.target_time += time.perf_counter() - ts
-        if stats.target_calls == 0:
-            _check_vocab(lq, prompt, "target")
-            if lq.shape[-1] != p.shape[-1]:
-                raise ValueError(
-                    f"target and draft vocabularies differ: {lq.shape[-1]} vs {p.shape[-1]}"
-                )
-        stats.target_calls += 1
-        q = warp(lq, temperature, top_p)
+        t_target += time.perf_counter() - ts
+        _check_vocab(lq, prompt, "target")
+        if lq.shape[-1] != p.shape[-1]:
+            raise ValueError(
+                f"target and draft vocabularies differ: {lq.shape[-1]} vs {p.shape[-1]}"
+            )
+        target_calls += 1
+        q = _warp(lq, temperature, top_p)
         # (c) position-by-position K-SEQ over the surviving drafts
         alive = np.arange(k_draw)
         out: list[int] = []
         for t in range(L):
-            stats.reached[t] += 1
+            reached[t] += 1
             r0 = int(alive[0])
             pt, qt = p[r0, t], q[r0, t]
             kk = len(alive)
-            stats.survivors[t] += kk
+            survivors[t] += kk
             rho = _solve_rho(pt, qt, kk, 1e-12) if kk > 1 else 1.0
             tok, ok = _kseq_select(drafts[alive, t], pt, qt, kk, rho, rng)
             out.append(tok)
             if not ok:
                 break
-            stats.accepted[t] += 1
+            accepted[t] += 1
             alive = alive[drafts[alive, t] == tok]
         else:
             r0 = int(alive[0])
@@ -514,8 +560,7 @@ def spectr_generate(
         row = int(alive[0])
         tgt.keep(row, n + n_acc)
         drf.keep(row, min(n + n_acc, drf.cached_len))
-        stats.iterations += 1
-        stats.emitted.append(len(out))
+        emitted.append(len(out))
         stop = False
         for tok in out:
             if len(new) >= max_new_tokens:
@@ -527,8 +572,20 @@ def spectr_generate(
                 break
         if stop:
             break
-    stats.new_tokens = len(new)
-    stats.wall_time = time.perf_counter() - t0
+    stats = GenerationStats(
+        new_tokens=len(new),
+        target_calls=target_calls,
+        draft_calls=draft_calls,
+        emitted=tuple(emitted),
+        target_time_s=t_target,
+        draft_time_s=t_draft,
+        wall_time_s=time.perf_counter() - t0,
+        k=k,
+        L=L,
+        reached=reached,
+        accepted=accepted,
+        survivors=survivors,
+    )
     return np.asarray(new, dtype=np.int64), stats
 
 
@@ -541,10 +598,12 @@ def speculative_generate(
     L: int = 4,
     temperature: float = 1.0,
     top_p: float = 1.0,
-    seed=None,
+    rng=None,
     eos_token_id: int | None = None,
-) -> tuple[np.ndarray, SpecStats]:
-    """Baseline: single-draft speculative sampling (Leviathan et al. 2023) = SpecTr with k = 1."""
+) -> tuple[np.ndarray, GenerationStats]:
+    """Baseline: single-draft speculative sampling (Leviathan et al. 2023) = SpecTr with k = 1.
+
+    Arguments as :func:`spectr_generate`."""
     return spectr_generate(
         target,
         draft,
@@ -554,6 +613,6 @@ def speculative_generate(
         L=L,
         temperature=temperature,
         top_p=top_p,
-        seed=seed,
+        rng=rng,
         eos_token_id=eos_token_id,
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_array, check_int
+
 __all__ = ["MarkovLM"]
 
 
@@ -19,11 +21,11 @@ class MarkovLM:
     """
 
     def __init__(self, table):
-        t = np.asarray(table, dtype=np.float64)
-        if t.ndim != 2 or t.shape[0] != t.shape[1] or t.shape[0] == 0:
+        t = check_array(table, "table", ndim=2)
+        if t.shape[0] != t.shape[1]:
             raise ValueError(f"table must be a square float[V, V] array, got shape {t.shape}")
-        if not np.all(np.isfinite(t)) or np.any(t < 0):
-            raise ValueError("table must be finite and non-negative")
+        if np.any(t < 0):
+            raise ValueError(f"table must be non-negative, got minimum {t.min():.3g}")
         if np.any(np.abs(t.sum(1) - 1.0) > 1e-9):
             raise ValueError("every row of table must sum to 1")
         self.table = t / t.sum(1, keepdims=True)
@@ -35,9 +37,7 @@ class MarkovLM:
         return self.table.shape[0]
 
     def __call__(self, prefixes) -> np.ndarray:
-        x = np.asarray(prefixes)
-        if x.ndim != 2 or x.shape[1] == 0:
-            raise ValueError(f"prefixes must be int[B, T] with T >= 1, got shape {x.shape}")
+        x = check_array(prefixes, "prefixes", ndim=2, dtype="int")
         last = x[:, -1]
         if last.min() < 0 or last.max() >= self.vocab_size:
             raise ValueError(f"prefixes hold a token outside the vocabulary [0, {self.vocab_size})")
@@ -45,6 +45,8 @@ class MarkovLM:
 
     def joint(self, last: int, n: int) -> np.ndarray:
         """Exact joint law of the next ``n`` tokens after token ``last``: ``float[V, ..., V]`` (n axes)."""
+        last = check_int(last, "last", minimum=0, maximum=self.vocab_size - 1)
+        n = check_int(n, "n", minimum=1)
         V = self.vocab_size
         dist = np.zeros((V,) * n)  # explicit enumeration: n and V are small in tests
         for idx in np.ndindex(*dist.shape):
