@@ -9,19 +9,17 @@ paper's real-data experiments (Seahorse, AttributedQA, Galaxy Zoo) need datasets
 
 Prints a table (claim | paper | measured | holds) and writes JSON for tools/collect.py.
 
-    python reproduce.py [--full] [--json PATH] [--trials T]
+    python reproduce.py [--full] [--quick] [--json PATH] [--trials T]
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
 import stratppi as sp
+
+from papershelf_harness import Claim, reproduce_main
 
 PACKAGE = "stratppi"
 PAPER = "Stratified Prediction-Powered Inference for Effective Hybrid Evaluation of Language Models (NeurIPS 2024)"
@@ -44,7 +42,7 @@ def simulation(trials, n, N, q, p=P, seed=0, n_min=20):
         "StratPPI-prop": sp.allocate(n, W, n_min=n_min),
         "StratPPI-heur": sp.allocate(n, W, scores=scores, method="heuristic", n_min=n_min),
         "StratPPI-opt": sp.allocate(
-            n, W, sigma=sp.oracle_sigma(p, q), method="optimal", n_min=n_min
+            n, W, sigma=sp.oracle_sigma(p=p, q=q), method="optimal", n_min=n_min
         ),
     }
     names = ["classical", "PPI++", *alloc]
@@ -77,9 +75,8 @@ def simulation(trials, n, N, q, p=P, seed=0, n_min=20):
     return cov, wid, alloc, max_diff
 
 
-def claims(full: bool, trials: int | None = None) -> list[dict]:
-    T = trials or (2000 if full else 400)
-    rows = []
+def claims(args):
+    T = args.trials or (10 if args.quick else 2000 if args.full else 400)
     cov, wid, alloc, max_diff = simulation(T, 1000, 20000, q=(0.05, 0.2, 0.5, 1.0))
     mw = {k: float(v.mean()) for k, v in wid.items()}
     se = {k: float(v.std() / np.sqrt(T)) for k, v in wid.items()}
@@ -93,15 +90,13 @@ def claims(full: bool, trials: int | None = None) -> list[dict]:
         print(f"{k:16s} {cov[k]:9.3f} {mw[k]:11.4f}  (+- {se[k]:.4f})")
     print()
     worst = min(cov, key=cov.get)
-    rows.append(
-        {
-            "claim": "all intervals cover at the nominal 90% (heterogeneous sim.)",
-            "paper": "valid (~0.90)",
-            "measured": f"min {cov[worst]:.3f} ({worst})",
-            "holds": bool(min(cov.values()) >= 1 - ALPHA - slack),
-            "note": f"{T} trials, 3-s.d. binomial slack {slack:.3f}; "
-            + ", ".join(f"{k} {v:.3f}" for k, v in cov.items()),
-        }
+    yield Claim(
+        "all intervals cover at the nominal 90% (heterogeneous sim.)",
+        paper="valid (~0.90)",
+        measured=f"min {cov[worst]:.3f} ({worst})",
+        holds=bool(min(cov.values()) >= 1 - ALPHA - slack),
+        note=f"{T} trials, 3-s.d. binomial slack {slack:.3f}; "
+        + ", ".join(f"{k} {v:.3f}" for k, v in cov.items()),
     )
     for name, paper in (
         ("StratPPI-prop", "< 1 (brief ref. 0.91x)"),
@@ -109,100 +104,76 @@ def claims(full: bool, trials: int | None = None) -> list[dict]:
         ("StratPPI-opt", "< 1 (brief ref. 0.83x)"),
     ):
         r = mw[name] / mw["PPI++"]
-        rows.append(
-            {
-                "claim": f"CI width {name} / PPI++ when autorater quality varies",
-                "paper": paper,
-                "measured": f"{r:.2f}x",
-                "holds": bool(
-                    r < 1 and (mw["PPI++"] - mw[name]) > 3 * np.hypot(se["PPI++"], se[name])
-                ),
-                "note": f"mean widths {mw[name]:.4f} vs {mw['PPI++']:.4f}; paper: 'substantially tighter' (Figs. 2-4)",
-            }
+        yield Claim(
+            f"CI width {name} / PPI++ when autorater quality varies",
+            paper=paper,
+            measured=f"{r:.2f}x",
+            holds=bool(r < 1 and (mw["PPI++"] - mw[name]) > 3 * np.hypot(se["PPI++"], se[name])),
+            note=f"mean widths {mw[name]:.4f} vs {mw['PPI++']:.4f}; paper: 'substantially tighter' (Figs. 2-4)",
         )
     r = mw["PPI++"] / mw["classical"]
-    rows.append(
-        {
-            "claim": "CI width PPI++ / classical (baseline sanity)",
-            "paper": "< 1 (brief ref. 0.69x)",
-            "measured": f"{r:.2f}x",
-            "holds": bool(r < 1),
-            "note": f"classical {mw['classical']:.4f}",
-        }
+    yield Claim(
+        "CI width PPI++ / classical (baseline sanity)",
+        paper="< 1 (brief ref. 0.69x)",
+        measured=f"{r:.2f}x",
+        holds=bool(r < 1),
+        note=f"classical {mw['classical']:.4f}",
     )
-    rows.append(
-        {
-            "claim": "optimal <= heuristic <= proportional allocation (width)",
-            "paper": "opt < heur < prop",
-            "measured": f"{mw['StratPPI-opt']:.4f} / {mw['StratPPI-heur']:.4f} / {mw['StratPPI-prop']:.4f}",
-            "holds": bool(
-                mw["StratPPI-opt"] <= mw["StratPPI-heur"] + 2 * se["StratPPI-heur"]
-                and mw["StratPPI-heur"] <= mw["StratPPI-prop"] + 2 * se["StratPPI-prop"]
-            ),
-            "note": "ordering up to 2 s.e.",
-        }
+    yield Claim(
+        "optimal <= heuristic <= proportional allocation (width)",
+        paper="opt < heur < prop",
+        measured=f"{mw['StratPPI-opt']:.4f} / {mw['StratPPI-heur']:.4f} / {mw['StratPPI-prop']:.4f}",
+        holds=bool(
+            mw["StratPPI-opt"] <= mw["StratPPI-heur"] + 2 * se["StratPPI-heur"]
+            and mw["StratPPI-heur"] <= mw["StratPPI-prop"] + 2 * se["StratPPI-prop"]
+        ),
+        note="ordering up to 2 s.e.",
     )
     # no harm when all strata are alike
     Th = T // 2
     cov_h, wid_h, _, _ = simulation(Th, 1000, 20000, q=(0.3,) * 4, p=(0.6,) * 4, seed=1)
     r = float(wid_h["StratPPI-prop"].mean() / wid_h["PPI++"].mean())
-    rows.append(
-        {
-            "claim": "no harm: StratPPI-prop / PPI++ width, identical strata",
-            "paper": "~1.0 ('never much worse')",
-            "measured": f"{r:.3f}x",
-            "holds": bool(abs(r - 1) < 0.03),
-            "note": f"{Th} trials; coverage prop {cov_h['StratPPI-prop']:.3f}, PPI++ {cov_h['PPI++']:.3f}",
-        }
+    yield Claim(
+        "no harm: StratPPI-prop / PPI++ width, identical strata",
+        paper="~1.0 ('never much worse')",
+        measured=f"{r:.3f}x",
+        holds=bool(abs(r - 1) < 0.03),
+        note=f"{Th} trials; coverage prop {cov_h['StratPPI-prop']:.3f}, PPI++ {cov_h['PPI++']:.3f}",
     )
     if ppi_py is not None:
-        rows.append(
-            {
-                "claim": "our PPI++ (ddof=0) equals ppi_py.ppi_mean_ci",
-                "paper": "identical",
-                "measured": f"max |diff| {max_diff:.1e}",
-                "holds": bool(max_diff < 1e-10),
-                "note": "ppi-python 0.2.3 in the bench group; default ddof=1 differs by O(1/n)",
-            }
+        yield Claim(
+            "our PPI++ (ddof=0) equals ppi_py.ppi_mean_ci",
+            paper="identical",
+            measured=f"max |diff| {max_diff:.1e}",
+            holds=bool(max_diff < 1e-10),
+            note="ppi-python 0.2.3 in the bench group; default ddof=1 differs by O(1/n)",
         )
     else:
-        rows.append(
-            {
-                "claim": "our PPI++ equals ppi_py.ppi_mean_ci",
-                "paper": "identical",
-                "measured": "ppi_py not installed",
-                "holds": None,
-                "note": "install the bench group",
-            }
+        yield Claim(
+            "our PPI++ equals ppi_py.ppi_mean_ci",
+            paper="identical",
+            measured="ppi_py not installed",
+            holds=None,
+            note="install the bench group",
         )
-    return rows
+
+
+def _trials(parser):
+    parser.add_argument("--trials", type=int, default=None, help="override the number of trials")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        full_help="2000 trials instead of 400",
+        quick=True,
+        extra_args=_trials,
+        default_json=Path(__file__).with_name("reproduce.json"),
     )
-    parser.add_argument("--full", action="store_true", help="2000 trials instead of 400")
-    parser.add_argument("--trials", type=int, default=None, help="override the number of trials")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full, args.trials)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':60s} {'paper':>24s} {'measured':>26s} holds")
-    for r in rows:
-        print(f"{r['claim'][:60]:60s} {r['paper']:>24s} {r['measured']:>26s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

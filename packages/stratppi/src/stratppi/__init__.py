@@ -4,13 +4,25 @@ Fisch, Maynez, Hofer, Dhingra, Globerson, Cohen. "Stratified Prediction-Powered 
 Effective Hybrid Evaluation of Language Models", NeurIPS 2024. https://arxiv.org/abs/2406.04291
 
 Valid confidence intervals from a few human labels plus many autorater scores, tighter than PPI++
-when the autorater's quality varies across strata. API names and argument order follow ppi_py.
+when the autorater's quality varies across strata. API names follow ppi_py; the PPI++ baselines
+(``ppi_mean_ci``, ``ppi_ols_ci``, ``ppi_logistic_ci``, ...) take ppi_py's exact arguments.
 """
 
 from importlib.metadata import version as _version
 
+from ._glm import SeparationWarning
 from .allocation import allocate, heuristic_sigma, make_strata, neyman_variance
-from .baselines import classical_mean_ci, ppi_mean_ci, ppi_mean_pointestimate
+from .baselines import (
+    classical_mean_ci,
+    ppi_logistic_ci,
+    ppi_logistic_pointestimate,
+    ppi_logistic_pval,
+    ppi_mean_ci,
+    ppi_mean_pointestimate,
+    ppi_mean_pval,
+    ppi_ols_ci,
+    ppi_ols_pointestimate,
+)
 from .mean import (
     stratppi_mean_ci,
     stratppi_mean_lam,
@@ -42,9 +54,16 @@ __all__ = [
     "make_strata",
     "heuristic_sigma",
     "neyman_variance",
+    "SeparationWarning",
     "classical_mean_ci",
-    "ppi_mean_ci",
     "ppi_mean_pointestimate",
+    "ppi_mean_ci",
+    "ppi_mean_pval",
+    "ppi_ols_pointestimate",
+    "ppi_ols_ci",
+    "ppi_logistic_pointestimate",
+    "ppi_logistic_ci",
+    "ppi_logistic_pval",
     "simulate",
     "oracle_sigma",
     "SimData",

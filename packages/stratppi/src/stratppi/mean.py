@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import norm
 
+from ._checks import check_array, check_bool, check_same_length
 from ._validation import (
     as_2d,
     check_alpha,
@@ -27,7 +28,6 @@ from ._validation import (
     check_ddof,
     check_optim_mode,
     check_same_cols,
-    check_same_rows,
     group_means,
     group_sums,
     resolve_strata,
@@ -70,10 +70,10 @@ class _Prepared:
     """Validated inputs: (n, d) Y and Yhat, (N, d) Yhat_unlabeled, stratum codes and weights."""
 
     def __init__(self, Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights):
-        self.Y, self.was_1d = as_2d("Y", Y)
-        self.F, _ = as_2d("Yhat", Yhat)
-        self.FU, _ = as_2d("Yhat_unlabeled", Yhat_unlabeled)
-        check_same_rows(Y=self.Y, Yhat=self.F)
+        self.Y, self.was_1d = as_2d(Y, "Y")
+        self.F, _ = as_2d(Yhat, "Yhat")
+        self.FU, _ = as_2d(Yhat_unlabeled, "Yhat_unlabeled")
+        check_same_length(Y=self.Y, Yhat=self.F)
         check_same_cols(Y=self.Y, Yhat=self.F, Yhat_unlabeled=self.FU)
         n, N = self.Y.shape[0], self.FU.shape[0]
         self.labels, self.codes, self.codes_u, self.w = resolve_strata(
@@ -87,8 +87,9 @@ class _Prepared:
         if np.any(short):
             k = int(np.flatnonzero(short)[0])
             raise ValueError(
-                f"stratum {self.labels[k]!r} has weight {self.w[k]:.3g} but {int(self.n_k[k])} "
-                "labelled examples in strata; at least 2 per stratum are needed for a variance"
+                f"strata has {int(self.n_k[k])} labelled example(s) in stratum "
+                f"{self.labels[k]!r} (weight {self.w[k]:.3g}); at least 2 per weighted stratum "
+                "are needed for a variance"
             )
         self.mF = group_means(self.codes, K, self.F, self.n_k)  # (K, d)
         self.mFU = group_means(self.codes_u, K, self.FU, self.N_k)  # (K, d)
@@ -116,11 +117,7 @@ class _Prepared:
         if lam is None:
             return self.tuned_lam(clip, mode)
         d = self.Y.shape[1]
-        arr = np.asarray(lam, dtype=np.float64) if not isinstance(lam, str) else None
-        if arr is None or arr.dtype.kind not in "biuf":
-            raise TypeError(
-                f"lam must be None, a float, or an array of per-stratum floats; got {lam!r}"
-            )
+        arr = check_array(lam, "lam", ndim=(0, 1, 2))
         if arr.ndim == 0:
             arr = np.full((self.K, 1), float(arr))
         elif arr.ndim == 1 and arr.shape[0] == self.K:
@@ -130,14 +127,12 @@ class _Prepared:
                 f"lam must be a scalar, shape ({self.K},) or ({self.K}, {d}) for {self.K} strata; "
                 f"got shape {arr.shape}"
             )
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("lam contains NaN or infinite values")
         bad = self.active & (self.N_k < 2) & np.any(arr != 0, axis=1)
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"stratum {self.labels[k]!r} has {int(self.N_k[k])} unlabelled predictions; "
-                "lam must be 0 there (at least 2 are needed to use them)"
+                f"lam must be 0 in stratum {self.labels[k]!r}, which has {int(self.N_k[k])} "
+                "unlabelled prediction(s) (at least 2 are needed to use them)"
             )
         return arr
 
@@ -184,7 +179,7 @@ def stratppi_mean_lam(
     ((2,), True)
     """
     P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights)
-    lam = P.tuned_lam(bool(clip), check_optim_mode(lam_optim_mode))
+    lam = P.tuned_lam(check_bool(clip, "clip"), check_optim_mode(lam_optim_mode))
     return lam[:, 0] if lam.shape[1] == 1 else lam
 
 
@@ -194,10 +189,10 @@ def stratppi_mean_pointestimate(
     Yhat_unlabeled,
     strata,
     strata_unlabeled,
+    *,
     weights=None,
     lam=None,
     clip=True,
-    *,
     lam_optim_mode="overall",
 ):
     """StratPPI point estimate of the mean (Sec. 4, Eq. for the stratified rectified mean).
@@ -226,7 +221,7 @@ def stratppi_mean_pointestimate(
     0.6667
     """
     P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights)
-    lam = P.resolve_lam(lam, bool(clip), check_optim_mode(lam_optim_mode))
+    lam = P.resolve_lam(lam, check_bool(clip, "clip"), check_optim_mode(lam_optim_mode))
     theta, _, _ = P.estimate(lam)
     return _out(theta, P.was_1d)
 
@@ -234,10 +229,11 @@ def stratppi_mean_pointestimate(
 def _mean_estimate_se(
     Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights, lam, clip, ddof, mode
 ):
+    ddof, mode = check_ddof(ddof), check_optim_mode(mode)
     P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights)
-    lam = P.resolve_lam(lam, bool(clip), check_optim_mode(mode))
+    lam = P.resolve_lam(lam, check_bool(clip, "clip"), mode)
     theta, R, mR = P.estimate(lam)
-    var = P.variance(lam, R, mR, check_ddof(ddof))
+    var = P.variance(lam, R, mR, ddof)
     return theta, np.sqrt(var), P.was_1d
 
 
@@ -303,12 +299,27 @@ def stratppi_mean_pval(
     ddof=1,
     lam_optim_mode="overall",
 ):
-    """StratPPI z-test p-value for H0: mean == null ("larger": H1 mean > null)."""
+    """StratPPI z-test p-value for H0: mean == null ("larger": H1 mean > null).
+
+    Args:
+        Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights, lam, clip, ddof,
+            lam_optim_mode: as in :func:`stratppi_mean_ci`.
+        null: the mean under H0 (a float, or a (d,) array for (n, d) inputs).
+        alternative: "two-sided", "larger" (H1: mean > null) or "smaller".
+
+    Returns:
+        float for 1-d inputs, (d,) array otherwise.
+    """
     alternative = check_alternative(alternative)
+    null = check_array(null, "null", ndim=(0, 1))
     theta, se, was_1d = _mean_estimate_se(
         Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, weights, lam, clip, ddof, lam_optim_mode
     )
-    z = (theta - np.asarray(null, dtype=np.float64)) / np.maximum(se, 1e-16)
+    if null.ndim == 1 and null.shape[0] != theta.shape[0]:
+        raise ValueError(
+            f"null has length {null.shape[0]} but the mean has {theta.shape[0]} coordinates"
+        )
+    z = (theta - null) / np.maximum(se, 1e-16)
     if alternative == "two-sided":
         p = 2 * norm.sf(np.abs(z))
     elif alternative == "larger":
@@ -337,11 +348,12 @@ def stratum_sigma(
     Returns:
         (K,) array in sorted-label order (1-d Y) or (K, d).
     """
+    ddof = check_ddof(ddof)
     P = _Prepared(Y, Yhat, Yhat_unlabeled, strata, strata_unlabeled, None)
-    lam = P.resolve_lam(lam, bool(clip), "overall")
+    lam = P.resolve_lam(lam, check_bool(clip, "clip"), "overall")
     _, R, mR = P.estimate(lam)
     c = P.codes
     with np.errstate(divide="ignore", invalid="ignore"):
-        v = group_sums(c, P.K, (R - mR[c]) ** 2) / (P.n_k - check_ddof(ddof))[:, None]
+        v = group_sums(c, P.K, (R - mR[c]) ** 2) / (P.n_k - ddof)[:, None]
     sd = np.sqrt(np.where(P.n_k[:, None] > 1, v, np.nan))
     return sd[:, 0] if P.was_1d else sd

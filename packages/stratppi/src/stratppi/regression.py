@@ -18,14 +18,9 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit
 
-from ._validation import (
-    as_float_array,
-    check_alpha,
-    check_alternative,
-    check_ddof,
-    check_same_rows,
-    resolve_strata,
-)
+from ._checks import check_array, check_bool, check_same_length
+from ._glm import check_design, covariance, solve_logistic, solve_ols
+from ._validation import check_alpha, check_alternative, check_ddof, resolve_strata
 from .mean import zconfint
 
 __all__ = [
@@ -41,23 +36,9 @@ class _Reg:
         self, kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled, strata, strata_unlabeled, weights
     ):
         self.kind = kind
-        self.X = as_float_array("X", X, ndim=(2,))
-        self.Y = as_float_array("Y", Y, ndim=(1,))
-        self.F = as_float_array("Yhat", Yhat, ndim=(1,))
-        self.XU = as_float_array("X_unlabeled", X_unlabeled, ndim=(2,))
-        self.FU = as_float_array("Yhat_unlabeled", Yhat_unlabeled, ndim=(1,))
-        check_same_rows(X=self.X, Y=self.Y, Yhat=self.F)
-        check_same_rows(X_unlabeled=self.XU, Yhat_unlabeled=self.FU)
-        if self.XU.shape[1] != self.X.shape[1]:
-            raise ValueError(
-                f"X_unlabeled has {self.XU.shape[1]} columns but X has {self.X.shape[1]}"
-            )
-        if kind == "logistic":
-            if np.any((self.Y != 0) & (self.Y != 1)):
-                raise ValueError("Y must be binary (0/1) for logistic regression")
-            for name, a in (("Yhat", self.F), ("Yhat_unlabeled", self.FU)):
-                if np.any((a < 0) | (a > 1)):
-                    raise ValueError(f"{name} must lie in [0, 1] for logistic regression")
+        self.X, self.Y, self.F, self.XU, self.FU = check_regression_data(
+            kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled
+        )
         n, N = self.X.shape[0], self.XU.shape[0]
         self.labels, self.c, self.cu, self.w = resolve_strata(
             strata, strata_unlabeled, n, N, weights
@@ -70,8 +51,8 @@ class _Reg:
         if np.any(short):
             k = int(np.flatnonzero(short)[0])
             raise ValueError(
-                f"stratum {self.labels[k]!r} has {int(self.n_k[k])} labelled examples in strata; "
-                "at least 2 per weighted stratum are needed"
+                f"strata has {int(self.n_k[k])} labelled example(s) in stratum "
+                f"{self.labels[k]!r}; at least 2 per weighted stratum are needed"
             )
 
     # link m(z) and its derivative
@@ -92,44 +73,9 @@ class _Reg:
     def fit(self, lam):
         """Minimise the stratified rectified loss for per-stratum lam (K,)."""
         a, lam_i, b = self._sample_weights(lam)
-        X, XU = self.X, self.XU
-        t_lab = a * (self.Y - lam_i * self.F)  # (n,) weighted pseudo-targets
-        if self.kind == "ols":
-            H = (X * (a * (1 - lam_i))[:, None]).T @ X + (XU * b[:, None]).T @ XU
-            rhs = X.T @ t_lab + XU.T @ (b * self.FU)
-            return _solve(H, rhs)
-        theta = np.zeros(X.shape[1])
-
-        def loss(th):
-            z, zu = X @ th, XU @ th
-            return np.sum(a * (1 - lam_i) * np.logaddexp(0, z) - t_lab * z) + np.sum(
-                b * (np.logaddexp(0, zu) - self.FU * zu)
-            )
-
-        cur = loss(theta)
-        for _ in range(200):
-            z, zu = X @ theta, XU @ theta
-            g = X.T @ (a * (1 - lam_i) * expit(z) - t_lab) + XU.T @ (b * (expit(zu) - self.FU))
-            H = (X * (a * (1 - lam_i) * self._dm(z))[:, None]).T @ X + (
-                XU * (b * self._dm(zu))[:, None]
-            ).T @ XU
-            step = _solve(H, g)
-            if np.max(np.abs(g)) < 1e-13:
-                break
-            t = 1.0
-            while t > 1e-10:
-                new = theta - t * step
-                val = loss(new)
-                if val <= cur - 1e-4 * t * (g @ step) or val <= cur:
-                    break
-                t /= 2
-            theta, prev, cur = new, cur, val
-            if (
-                np.max(np.abs(t * step)) < 1e-12 * (1 + np.max(np.abs(theta)))
-                and prev - cur < 1e-15
-            ):
-                break
-        return theta
+        c, t = a * (1 - lam_i), a * (self.Y - lam_i * self.F)  # (n,) weights, pseudo-targets
+        solve = solve_ols if self.kind == "ols" else solve_logistic
+        return solve(self.X, c, t, self.XU, b, self.FU)
 
     def stats(self, theta):
         """Per-example gradients at theta and H = sum_k w_k H_k."""
@@ -166,7 +112,7 @@ class _Reg:
             gk, gfk, gfuk = g[self.c == k], gf[self.c == k], gfu[self.cu == k]
             gc, gfc = gk - gk.mean(0), gfk - gfk.mean(0)
             C = gc.T @ gfc / gk.shape[0]
-            V = np.atleast_2d(np.cov(np.concatenate([gfk, gfuk]).T))
+            V = covariance(np.concatenate([gfk, gfuk]))
             den = 2 * (1 + self.n_k[k] / self.N_k[k]) * np.trace(A @ V @ A)
             lam[k] = np.trace(A @ (C + C.T) @ A) / den if den > 0 else 0.0
         return np.clip(lam, 0, 1) if clip else lam
@@ -174,18 +120,16 @@ class _Reg:
     def resolve_lam(self, lam, clip):
         if lam is None:
             return self.tune(clip)
-        arr = np.asarray(lam, dtype=np.float64)
+        arr = check_array(lam, "lam", ndim=(0, 1))
         if arr.ndim == 0:
             arr = np.full(self.K, float(arr))
         if arr.shape != (self.K,):
             raise ValueError(f"lam must be a float or a ({self.K},) array; got shape {arr.shape}")
-        if not np.all(np.isfinite(arr)):
-            raise ValueError("lam contains NaN or infinite values")
         bad = self.active & (self.N_k < 2) & (arr != 0)
         if np.any(bad):
             k = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"stratum {self.labels[k]!r} has < 2 unlabelled examples; lam must be 0 there"
+                f"lam must be 0 in stratum {self.labels[k]!r}, which has < 2 unlabelled examples"
             )
         return arr
 
@@ -196,34 +140,53 @@ class _Reg:
         M = np.zeros((p, p))
         for k in np.flatnonzero(self.active):
             r = g[self.c == k] - lam[k] * gf[self.c == k]
-            M += self.w[k] ** 2 * np.atleast_2d(np.cov(r.T, ddof=ddof)) / self.n_k[k]
+            M += self.w[k] ** 2 * covariance(r, ddof) / self.n_k[k]
             if lam[k] != 0:
                 gu = gfu[self.cu == k]
-                M += (
-                    self.w[k] ** 2
-                    * lam[k] ** 2
-                    * np.atleast_2d(np.cov(gu.T, ddof=ddof))
-                    / self.N_k[k]
-                )
+                M += self.w[k] ** 2 * lam[k] ** 2 * covariance(gu, ddof) / self.N_k[k]
         return A @ M @ A
 
 
-def _solve(H, rhs):
-    try:
-        return np.linalg.solve(H, rhs)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(H, rhs, rcond=None)[0]
+def check_regression_data(kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled):
+    """Validate (X, Y, Yhat, X_unlabeled, Yhat_unlabeled) of an OLS / logistic regression.
+
+    Both designs must have full column rank (an all-zero or duplicated column raises); for the
+    logistic, Y must be 0/1 and the predictions in [0, 1].
+    """
+    X = check_array(X, "X", ndim=2)
+    Y = check_array(Y, "Y", ndim=1)
+    F = check_array(Yhat, "Yhat", ndim=1)
+    XU = check_array(X_unlabeled, "X_unlabeled", ndim=2)
+    FU = check_array(Yhat_unlabeled, "Yhat_unlabeled", ndim=1)
+    check_same_length(X=X, Y=Y, Yhat=F)
+    check_same_length(X_unlabeled=XU, Yhat_unlabeled=FU)
+    if XU.shape[1] != X.shape[1]:
+        raise ValueError(f"X_unlabeled has {XU.shape[1]} columns but X has {X.shape[1]}")
+    check_design(X, "X")
+    check_design(XU, "X_unlabeled")
+    if kind == "logistic":
+        if np.any((Y != 0) & (Y != 1)):
+            raise ValueError("Y must be binary (0/1) for logistic regression")
+        for name, a in (("Yhat", F), ("Yhat_unlabeled", FU)):
+            if np.any((a < 0) | (a > 1)):
+                raise ValueError(
+                    f"{name} must lie in [0, 1] for logistic regression, got values in "
+                    f"[{a.min():.3g}, {a.max():.3g}]"
+                )
+    return X, Y, F, XU, FU
 
 
 def _pointestimate(kind, args, weights, lam, clip):
+    clip = check_bool(clip, "clip")
     R = _Reg(kind, *args, weights)
-    return R.fit(R.resolve_lam(lam, bool(clip)))
+    return R.fit(R.resolve_lam(lam, clip))
 
 
 def _ci(kind, args, weights, lam, alpha, alternative, clip, ddof):
     alpha, alternative, ddof = check_alpha(alpha), check_alternative(alternative), check_ddof(ddof)
+    clip = check_bool(clip, "clip")
     R = _Reg(kind, *args, weights)
-    lam = R.resolve_lam(lam, bool(clip))
+    lam = R.resolve_lam(lam, clip)
     theta = R.fit(lam)
     se = np.sqrt(np.maximum(np.diag(R.covariance(theta, lam, ddof)), 0))
     return zconfint(theta, se, alpha, alternative)

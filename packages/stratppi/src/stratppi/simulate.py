@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import check_array, check_float, check_int, check_rng
 from .allocation import allocate
 
 __all__ = ["SimData", "simulate", "oracle_sigma"]
@@ -22,7 +23,7 @@ DEFAULT_P = (0.9, 0.7, 0.5, 0.3)
 DEFAULT_Q = (0.05, 0.2, 0.5, 1.0)
 
 
-@dataclass
+@dataclass(frozen=True)
 class SimData:
     """One draw. `theta` is the true mean sum_k w_k p_k; `sigma` the oracle sd(Y - lam*_k f)."""
 
@@ -44,14 +45,30 @@ def _moments(p, q, a, b):
     return p * (1 - p), EYf - p * Ef, Ef2 - Ef**2
 
 
-def oracle_sigma(p=DEFAULT_P, q=DEFAULT_Q, *, a=0.9, b=0.05, lam=None):
-    """Population sd of Y - lam_k f per stratum; lam=None uses the oracle lam_k in [0, 1]."""
+def _params(p, q, a, b):
+    p = check_array(p, "p", ndim=1)
+    q = check_array(q, "q", shape=p.shape)
+    for name, v in (("p", p), ("q", q)):
+        if np.any((v < 0) | (v > 1)):
+            raise ValueError(f"{name} must hold probabilities in [0, 1], got {v.tolist()}")
+    return p, q, check_float(a, "a"), check_float(b, "b")
+
+
+def oracle_sigma(*, p=DEFAULT_P, q=DEFAULT_Q, a=0.9, b=0.05, lam=None):
+    """Population sd of Y - lam_k f per stratum; lam=None uses the oracle lam_k in [0, 1].
+
+    >>> oracle_sigma(lam=0.0).round(3).tolist()  # sd of Y: sqrt(p (1 - p))
+    [0.3, 0.458, 0.5, 0.458]
+    """
+    p, q, a, b = _params(p, q, a, b)
     vy, cov, vf = _moments(p, q, a, b)
-    lam = (
-        np.clip(cov / vf, 0, 1)
-        if lam is None
-        else np.broadcast_to(np.asarray(lam, float), vy.shape)
-    )
+    if lam is None:
+        lam = np.clip(cov / vf, 0, 1)
+    else:
+        lam = check_array(lam, "lam", ndim=(0, 1))
+        if lam.ndim == 1 and lam.shape != vy.shape:
+            raise ValueError(f"lam must be a float or ({vy.shape[0]},), got shape {lam.shape}")
+        lam = np.broadcast_to(lam, vy.shape)
     return np.sqrt(np.maximum(vy - 2 * lam * cov + lam**2 * vf, 0))
 
 
@@ -64,9 +81,9 @@ def _draw(rng, counts, p, q, a, b):
 
 
 def simulate(
+    *,
     n=1000,
     N=20000,
-    *,
     weights=DEFAULT_W,
     p=DEFAULT_P,
     q=DEFAULT_Q,
@@ -83,20 +100,27 @@ def simulate(
         weights, p, q: per-stratum weight, P(Y = 1) and probability that the autorater is noise.
         n_k: explicit (K,) labelled counts (e.g. from :func:`stratppi.allocate`).
         a, b: the clean autorater is a Y + b.
-        rng: seed or numpy Generator.
+        rng: None, an int seed or a numpy Generator.
 
     >>> d = simulate(n=100, N=1000, rng=0)
     >>> d.Y.shape, d.Yhat_unlabeled.shape, round(d.theta, 2)
     ((100,), (1000,), 0.7)
     """
-    rng = np.random.default_rng(rng)
-    w = np.asarray(weights, float) / np.sum(weights)
-    N_k = allocate(int(N), w, n_min=0)
+    rng = check_rng(rng)
+    p, q, a, b = _params(p, q, a, b)
+    K = p.shape[0]
+    w = check_array(weights, "weights", shape=(K,))
+    if np.any(w < 0) or w.sum() <= 0:
+        raise ValueError(f"weights must be non-negative and not all zero, got {w.tolist()}")
+    N_k = allocate(check_int(N, "N", minimum=1), w, n_min=0)
     if n_k is None:
-        n_k = allocate(int(n), w, n_min=2)
-    n_k = np.asarray(n_k, dtype=np.int64)
+        n_k = allocate(check_int(n, "n", minimum=2 * K), w, n_min=2)
+    else:
+        n_k = check_array(n_k, "n_k", dtype="int", shape=(K,))
+        if np.any(n_k < 0):
+            raise ValueError(f"n_k must be non-negative, got {n_k.tolist()}")
     wk = N_k / N_k.sum()
     Y, F, s = _draw(rng, n_k, p, q, a, b)
     _, FU, su = _draw(rng, N_k, p, q, a, b)
-    theta = float(np.sum(wk * np.asarray(p, float)))
-    return SimData(Y, F, FU, s, su, theta, wk, oracle_sigma(p, q, a=a, b=b))
+    theta = float(np.sum(wk * p))
+    return SimData(Y, F, FU, s, su, theta, wk, oracle_sigma(p=p, q=q, a=a, b=b))
