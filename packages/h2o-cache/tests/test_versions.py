@@ -5,11 +5,10 @@ import tomllib
 from importlib.metadata import requires, version
 from pathlib import Path
 
+import h2o_cache.cache
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
-
-import h2o_cache.cache
 
 ROOT = Path(__file__).resolve().parents[1]
 
