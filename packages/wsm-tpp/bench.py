@@ -10,14 +10,13 @@ recursions), so it is O(N^2) per sequence.
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
-from pathlib import Path
-
 import numpy as np
 from wsm_tpp import ExpHawkes, fit, objective, simulate_hawkes
+
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
+
+PACKAGE = "wsm-tpp"
+NOTES = f"{RATIO_NOTE}; baseline = naive per-event AWSM (rows 1-n) or MLE fit (last row)"
 
 
 def _naive_awsm(model, seqs, T):
@@ -42,57 +41,40 @@ def _naive_awsm(model, seqs, T):
 
 
 def _time(fn, repeat=3):
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+    """Best of ``repeat`` calls, in ms (no warm-up call: the naive baseline takes seconds)."""
+    return timeit_ms(fn, repeat=repeat, warmup=0).best_ms
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", type=Path, default=None)
-    args = parser.parse_args(argv)
+def run(args) -> Table:
     T = 50.0
     sizes = [5] if args.quick else [5, 20, 50]
-    rows = []
+    table = Table(["config", "ours_ms", "baseline_ms", "ratio"], notes=NOTES)
     model = ExpHawkes(1, beta=2.0, mu=[0.6], A=[[0.7]])
     for n in sizes:
         seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=i) for i in range(n)]
-        ours = _time(lambda seqs=seqs: objective(model, seqs, "awsm", T=T))
+        ours = _time(lambda seqs=seqs: objective(model, seqs, method="awsm", T=T))
         naive = _time(lambda seqs=seqs: _naive_awsm(model, seqs, T), repeat=1)
-        rows.append(
-            [f"AWSM objective, {n} seqs", round(ours, 2), round(naive, 2), f"{naive / ours:.0f}x"]
+        table.add(
+            f"AWSM objective, {n} seqs",
+            round(ours, 2),
+            round(naive, 2),
+            ratio(naive, ours, digits=0),
         )
     n = 30 if args.quick else 200
     seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=i) for i in range(n)]
-    t_awsm = _time(lambda: fit(seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
-    t_mle = _time(lambda: fit(seqs, "mle", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
-    rows.append(
-        [
-            f"fit AWSM vs fit MLE (exact compensator), {n} seqs",
-            round(t_awsm, 1),
-            round(t_mle, 1),
-            f"{t_mle / t_awsm:.2f}x",
-        ]
+    t_awsm = _time(lambda: fit(seqs, method="awsm", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
+    t_mle = _time(lambda: fit(seqs, method="mle", model=ExpHawkes(1, beta=2.0), T=T), repeat=1)
+    table.add(
+        f"fit AWSM vs fit MLE (exact compensator), {n} seqs",
+        round(t_awsm, 1),
+        round(t_mle, 1),
+        ratio(t_mle, t_awsm),
     )
-    print(f"{'config':58s} {'ours_ms':>10s} {'baseline_ms':>12s} ratio")
-    for r in rows:
-        print(f"{r[0]:58s} {r[1]:>10} {r[2]:>12} {r[3]}")
-    result = {
-        "package": "wsm-tpp",
-        "title": "time per call, ms",
-        "machine": f"{platform.machine()} CPU",
-        "columns": ["config", "ours_ms", "baseline_ms", "ratio"],
-        "rows": rows,
-        "notes": "ratio = baseline / ours; baseline = naive per-event AWSM (rows 1-n) or MLE fit (last row)",
-    }
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    return table
+
+
+def main(argv=None):
+    return bench_main(PACKAGE, run, argv, title="time per call, ms", doc=__doc__)
 
 
 if __name__ == "__main__":

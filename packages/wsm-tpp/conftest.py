@@ -2,4 +2,5 @@
 
 import importlib.util
 
-collect_ignore_glob = [] if importlib.util.find_spec("torch") else ["src/wsm_tpp/torch_loss.py"]
+_TORCH_ONLY = ["src/wsm_tpp/torch_loss.py", "tests/verify_torch_loss.py"]
+collect_ignore_glob = [] if importlib.util.find_spec("torch") else _TORCH_ONLY

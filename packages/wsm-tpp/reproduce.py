@@ -1,18 +1,13 @@
 """Reproduce the headline claims of the paper at small scale.
 
 Prints a table (claim | paper | measured | holds) and writes a JSON result that
-`tools/collect.py` gathers into docs/reproductions.md.
+`tools/collect.py` gathers into docs/reproductions.md. ``--quick`` runs 20 / 20 / 50 sequences
+(a smoke test: the claims are not meaningful at that size).
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations
-
-import argparse
-import json
-import platform
-import time
-from pathlib import Path
 
 import numpy as np
 from wsm_tpp import (
@@ -26,6 +21,8 @@ from wsm_tpp import (
 )
 from wsm_tpp._data import prepare
 
+from papershelf_harness import reproduce_main
+
 PACKAGE = "wsm-tpp"
 PAPER = "Is Score Matching Suitable for Estimating Point Processes? (NeurIPS 2024)"
 
@@ -34,7 +31,14 @@ def _est(res) -> np.ndarray:
     return np.concatenate([res.params["mu"], res.params["A"].ravel()])
 
 
-def claims(
+def claims(args) -> list[dict]:
+    """The claims for the parsed arguments (``--full``: paper scale; ``--quick``: tiny)."""
+    if args.quick:
+        return claim_rows(args.full, n_uni=20, n_biv=20, n_pois=50)
+    return claim_rows(args.full)
+
+
+def claim_rows(
     full: bool, n_uni: int | None = None, n_biv: int | None = None, n_pois: int | None = None
 ) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
@@ -47,11 +51,11 @@ def claims(
     seqs = [simulate_hawkes(0.5, 0.8, 2.0, T, rng=10_000 + i) for i in range(n_uni)]
     n_ev = sum(len(t) for t, _ in seqs)
     fits = {
-        m: fit(seqs, m, model=ExpHawkes(1, beta=2.0), T=T, rng=0)
+        m: fit(seqs, method=m, model=ExpHawkes(1, beta=2.0), T=T, rng=0)
         for m in ("mle", "awsm", "asm", "dsm")
     }
     fits["awsm-product"] = fit(
-        seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T, weight="two_sided_product"
+        seqs, method="awsm", model=ExpHawkes(1, beta=2.0), T=T, weight="two_sided_product"
     )
     mae = {m: float(np.abs(_est(r) - true).mean()) for m, r in fits.items()}
     est = {m: "(" + ", ".join(f"{v:.3f}" for v in _est(r)) + ")" for m, r in fits.items()}
@@ -109,7 +113,7 @@ def claims(
     h, dh = weight(ev.t, ev.tprev, ev.tend)
 
     def terms(model):
-        pairs = [model.score_terms(s, T) for s in seqs]
+        pairs = [model.score_terms(s, T=T) for s in seqs]
         return np.concatenate([p for p, _ in pairs]), np.concatenate([d for _, d in pairs])
 
     p0, d0 = terms(ExpHawkes(1, beta=2.0, mu=[0.5], A=[[0.8]]))
@@ -136,7 +140,9 @@ def claims(
     true2 = np.concatenate([mu2, A2.ravel()])
     seqs2 = [simulate_hawkes(mu2, A2, 2.0, T, rng=20_000 + i) for i in range(n_biv)]
     mae2 = {
-        m: float(np.abs(_est(fit(seqs2, m, model=ExpHawkes(2, beta=2.0), T=T)) - true2).mean())
+        m: float(
+            np.abs(_est(fit(seqs2, method=m, model=ExpHawkes(2, beta=2.0), T=T)) - true2).mean()
+        )
         for m in ("mle", "awsm", "asm")
     }
     note2 = f"mu=(0.3,0.4), A=[[0.3,0.2],[0.1,0.4]], beta=2, T=50, {n_biv} seqs; MAE over 6 params"
@@ -165,7 +171,7 @@ def claims(
     ]
     gtrue = np.array([0.5, 0.6])
     gfits = {
-        m: fit(gseqs, m, model=GaussHawkes(1, m=1.0, sigma=0.5), T=T)
+        m: fit(gseqs, method=m, model=GaussHawkes(1, m=1.0, sigma=0.5), T=T)
         for m in ("mle", "awsm", "asm")
     }
     gmae = {m: float(np.abs(_est(r) - gtrue).mean()) for m, r in gfits.items()}
@@ -185,7 +191,9 @@ def claims(
     pev = prepare(pseqs, 10.0, 1)
     ph, pdh = weight(pev.t, pev.tprev, pev.tend)
     aw = float(
-        np.exp(fit(pseqs, "awsm", model=InhomogeneousPoisson(0), T=10.0).params["weights"][0])
+        np.exp(
+            fit(pseqs, method="awsm", model=InhomogeneousPoisson(0), T=10.0).params["weights"][0]
+        )
     )
     mle = pev.M / (n_p * 10.0)
     hs, dhs = np.bincount(pev.seq, ph, n_p), np.bincount(pev.seq, pdh, n_p)
@@ -206,31 +214,8 @@ def claims(
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    for r in rows:
-        r["holds"] = None if r["holds"] is None else bool(r["holds"])
-    print(f"{'claim':48s} {'paper':>16s} {'measured':>34s} holds")
-    for r in rows:
-        print(f"{r['claim'][:48]:48s} {r['paper']:>16s} {r['measured']:>34s} {r['holds']}")
-    print(f"({seconds:.1f} s)")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+def main(argv=None):
+    return reproduce_main(PACKAGE, PAPER, claims, argv, doc=__doc__, quick=True)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,8 @@ def _mae(res):
 def test_awsm_consistent_asm_fails(uni_seqs):
     # brief: MLE (0.502, 0.800), AWSM (0.515, 0.805), ASM collapses to (~0, ~0)
     maes = {
-        m: _mae(fit(uni_seqs, m, model=ExpHawkes(1, beta=2.0), T=T)) for m in ("mle", "awsm", "asm")
+        m: _mae(fit(uni_seqs, method=m, model=ExpHawkes(1, beta=2.0), T=T))
+        for m in ("mle", "awsm", "asm")
     }
     assert maes["mle"] < 0.05
     assert maes["awsm"] < 0.05
@@ -39,11 +40,14 @@ def test_awsm_consistent_asm_fails(uni_seqs):
 
 def test_weight_ablation(uni_seqs):
     for kind in ("two_sided_min", "two_sided_product"):
-        assert _mae(fit(uni_seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=T, weight=kind)) < 0.05
+        assert (
+            _mae(fit(uni_seqs, method="awsm", model=ExpHawkes(1, beta=2.0), T=T, weight=kind))
+            < 0.05
+        )
 
 
 def _terms(model, seqs):
-    pairs = [model.score_terms(s, T) for s in seqs]
+    pairs = [model.score_terms(s, T=T) for s in seqs]
     return np.concatenate([p for p, _ in pairs]), np.concatenate([d for _, d in pairs])
 
 
@@ -61,7 +65,9 @@ def test_objective_identity(uni_seqs):
     for mu, a in [(0.7, 0.6), (0.3, 0.5), (0.4, 0.9)]:
         m = ExpHawkes(1, beta=2.0, mu=[mu], A=[[a]])
         p, d = _terms(m, uni_seqs)
-        lhs = objective(m, uni_seqs, "awsm", T=T) - objective(true, uni_seqs, "awsm", T=T)
+        lhs = objective(m, uni_seqs, method="awsm", T=T) - objective(
+            true, uni_seqs, method="awsm", T=T
+        )
         # the closed-form terms reproduce the objective exactly
         ell = lambda p, d: 0.5 * h * p**2 + h * d + dh * p  # noqa: E731
         assert lhs == pytest.approx(np.mean(ell(p, d) - ell(p0, d0)), rel=1e-10)
@@ -78,7 +84,7 @@ def test_poisson_awsm_closed_form_minimiser():
     ev = prepare(seqs, Tp, 1)
     h, dh = weight(ev.t, ev.tprev, ev.tend)
     closed = dh.sum() / h.sum()
-    res = fit(seqs, "awsm", model=InhomogeneousPoisson(0), T=Tp)
+    res = fit(seqs, method="awsm", model=InhomogeneousPoisson(0), T=Tp)
     assert np.exp(res.params["weights"][0]) == pytest.approx(closed, rel=1e-6)
     # both estimate the rate: MLE N/T with s.e. sqrt(rate / (n T)); AWSM is a ratio estimator whose
     # s.e. comes from the per-sequence sums (delta method)
@@ -97,7 +103,7 @@ def test_bivariate_awsm_close_to_mle():
     true = np.concatenate([mu, A.ravel()])
     mae = {}
     for m in ("mle", "awsm", "asm"):
-        r = fit(seqs, m, model=ExpHawkes(2, beta=2.0), T=T)
+        r = fit(seqs, method=m, model=ExpHawkes(2, beta=2.0), T=T)
         mae[m] = np.abs(np.concatenate([r.params["mu"], r.params["A"].ravel()]) - true).mean()
     assert mae["awsm"] < 2 * mae["mle"]
     assert mae["asm"] > 5 * mae["mle"]
@@ -111,6 +117,6 @@ def test_gauss_hawkes_awsm_consistent_asm_fails():
     true = np.array([0.5, 0.6])
     mae = {}
     for m in ("mle", "awsm", "asm"):
-        r = fit(seqs, m, model=GaussHawkes(1, m=1.0, sigma=0.5), T=T)
+        r = fit(seqs, method=m, model=GaussHawkes(1, m=1.0, sigma=0.5), T=T)
         mae[m] = np.abs(np.array([r.params["mu"][0], r.params["A"][0, 0]]) - true).mean()
     assert mae["mle"] < 0.05 and mae["awsm"] < 0.05 and mae["asm"] > 0.3

@@ -55,7 +55,9 @@ def test_awsm_matches_naive_bivariate(kind):
     seqs, T = _biv_seqs()
     model = ExpHawkes(2, beta=BETA, mu=MU * 1.2, A=A * 0.8)
     method = "asm" if kind == "none" else "awsm"
-    ours = objective(model, seqs, method, T=T, weight=kind if kind != "none" else "two_sided_min")
+    ours = objective(
+        model, seqs, method=method, T=T, weight=kind if kind != "none" else "two_sided_min"
+    )
     ref = _naive_awsm(model, seqs, T, kind)
     assert ours == pytest.approx(ref, rel=1e-5, abs=1e-6)
 
@@ -140,7 +142,7 @@ def test_gradient_matches_finite_differences(name, make, method):
 def test_gauss_hawkes_awsm_and_loglik_match_naive():
     seqs, T = _biv_seqs(n=3)
     m = GaussHawkes(2, m=0.7, sigma=0.4, mu=MU * 1.2, A=A * 0.8)
-    assert objective(m, seqs, "awsm", T=T) == pytest.approx(
+    assert objective(m, seqs, method="awsm", T=T) == pytest.approx(
         _naive_awsm(m, seqs, T, "two_sided_min"), rel=1e-5
     )
     ref = 0.0

@@ -1,14 +1,8 @@
-"""reproduce.py's claims run on a tiny configuration."""
+"""reproduce.py and bench.py run at a tiny scale (--quick) and write valid JSON."""
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from papershelf_harness.testing import check_scripts
 
 
-def test_reproduce_claims_run(tmp_path):
-    import reproduce
-
-    rows = reproduce.claims(False, n_uni=20, n_biv=20, n_pois=50)
-    assert len(rows) == 10
-    assert all({"claim", "paper", "measured", "holds", "note"} <= set(r) for r in rows)
+def test_scripts(tmp_path):
+    out = check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"], min_claims=10)
+    assert len(out["reproduce"]["claims"]) == 10

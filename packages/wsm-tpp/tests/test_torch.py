@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_wsm_loss_matches_numpy_objective():
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from verify_torch_loss import main
 
     assert main() == 0
@@ -20,7 +20,7 @@ def test_gru_intensity_trains_with_wsm_loss():
     from wsm_tpp import simulate_hawkes
     from wsm_tpp.torch_loss import GRUIntensity, WSMLoss
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from verify_torch_loss import pad
 
     torch.manual_seed(0)

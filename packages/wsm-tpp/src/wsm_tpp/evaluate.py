@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._data import check_model, prepare
+from ._checks import check_bool
+from ._data import check_model, check_params_set, prepare
 
 
-def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
+def log_likelihood(model, seqs, *, T=None, per_event: bool = True) -> float:
     """Log-likelihood of ``seqs`` under ``model`` (``sum log lambda_{k_n}(t_n) - int_0^T sum_k lambda_k``).
 
     Exact for :class:`~wsm_tpp.ExpHawkes`; Gauss-Legendre quadrature for
@@ -29,8 +30,8 @@ def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
     -1.0
     """
     check_model(model)
-    if any(v is None for v in model.params.values()):
-        raise ValueError("model parameters are not set")
+    check_params_set(model)
+    per_event = check_bool(per_event, "per_event")
     ev = prepare(seqs, T, model.K)
     theta = model._theta()
     cache = model._cache(theta, ev)
@@ -40,11 +41,10 @@ def log_likelihood(model, seqs, T=None, *, per_event: bool = True) -> float:
     return ll / ev.M if per_event else ll
 
 
-def type_accuracy(model, seqs, T=None) -> float:
+def type_accuracy(model, seqs, *, T=None) -> float:
     """Fraction of events whose mark is the arg-max of ``lambda_k(t_n | history)``."""
     check_model(model)
-    if any(v is None for v in model.params.values()):
-        raise ValueError("model parameters are not set")
+    check_params_set(model)
     ev = prepare(seqs, T, model.K)
     if model.K == 1:
         return 1.0

@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
+from ._checks import check_float, check_int
 from ._data import check_model, prepare
 from .models import ExpHawkes
-from .objectives import _check_method, make_noise, objective_and_grad
+from .objectives import check_options, make_noise, objective_and_grad
 
 
-@dataclass
+@dataclass(frozen=True)
 class FitResult:
     """Result of :func:`fit`.
 
@@ -43,11 +44,11 @@ class FitResult:
 
 def fit(
     seqs,
+    *,
     method: str = "awsm",
     weight: str = "two_sided_min",  # the original code's default "two_side_op"
     mark_coef: float = 1.0,  # gamma = 1: conditional likelihood of the mark
     T=None,
-    *,
     model=None,
     sigma: float = 0.1,
     n_noise: int = 4,
@@ -64,31 +65,33 @@ def fit(
             matching) or ``"mle"`` (maximum likelihood; exact compensator for ExpHawkes,
             Gauss-Legendre quadrature for InhomogeneousPoisson).
         weight: AWSM weight, ``"two_sided_min"`` | ``"two_sided_product"`` | ``"one_sided"`` | ``"none"``.
-        mark_coef: coefficient of the mark cross-entropy term (K > 1).
+        mark_coef: coefficient >= 0 of the mark cross-entropy term (K > 1).
         T: observation horizon, scalar or (S,); default the largest event time. Pass the true
             window: AWSM's weight vanishes at T.
         model: an :class:`~wsm_tpp.ExpHawkes`, :class:`~wsm_tpp.GaussHawkes` or
             :class:`~wsm_tpp.InhomogeneousPoisson`; its current parameters (if set) are the
             starting point. Default: ``ExpHawkes(K)`` with K from the marks and beta learned.
-        sigma: DSM noise standard deviation.
-        n_noise: DSM noise draws per event (fixed during the optimisation).
-        rng: generator or seed for the DSM noise.
-        maxiter, tol: L-BFGS-B settings.
+        sigma: DSM noise standard deviation > 0.
+        n_noise: DSM noise draws per event (an int >= 1, fixed during the optimisation).
+        rng: ``numpy.random.Generator``, int seed >= 0 or None, for the DSM noise.
+        maxiter, tol: L-BFGS-B settings (an int >= 1 and a finite number >= 0).
+
+    Every option is checked whatever the method (a bad ``sigma`` is an error for AWSM too).
 
     Returns:
         :class:`FitResult`.
 
     >>> from wsm_tpp import simulate_hawkes
     >>> seqs = [simulate_hawkes(0.5, 0.8, 2.0, 50.0, rng=i) for i in range(20)]
-    >>> res = fit(seqs, "awsm", model=ExpHawkes(1, beta=2.0), T=50.0)
+    >>> res = fit(seqs, method="awsm", model=ExpHawkes(1, beta=2.0), T=50.0)
     >>> res.params["mu"].shape, res.params["A"].shape
     ((1,), (1, 1))
     """
-    _check_method(method, weight)
-    if not (np.isscalar(mark_coef) and np.isfinite(mark_coef) and mark_coef >= 0):
-        raise ValueError(f"mark_coef must be a non-negative float, got {mark_coef!r}")
-    if not isinstance(maxiter, int | np.integer) or maxiter < 1:
-        raise ValueError(f"maxiter must be a positive int, got {maxiter!r}")
+    method, weight, mark_coef, sigma, n_noise, rng = check_options(
+        method, weight, mark_coef, sigma, n_noise, rng
+    )
+    maxiter = check_int(maxiter, "maxiter", minimum=1)
+    tol = check_float(tol, "tol", minimum=0.0)
     if model is not None:
         check_model(model)
     ev = prepare(seqs, T, None if model is None else model.K)

@@ -20,7 +20,16 @@ import copy
 
 import numpy as np
 
-from ._data import Events, check_positive, check_sequence, check_times, prepare
+from ._checks import check_array, check_int, describe
+from ._data import (
+    Events,
+    check_excitation,
+    check_positive_number,
+    check_rates,
+    check_sequence,
+    check_times,
+    prepare,
+)
 
 _LOG_BOUNDS = (-25.0, 8.0)  # bounds of log-parameters for L-BFGS-B
 
@@ -45,14 +54,12 @@ class ExpHawkes:
     [[1.0886]]
     """
 
-    def __init__(self, K: int = 1, beta: float | None = None, mu=None, A=None):
-        if not isinstance(K, int | np.integer) or K < 1:
-            raise ValueError(f"K must be a positive int, got {K!r}")
-        self.K = int(K)
+    def __init__(self, K: int = 1, *, beta: float | None = None, mu=None, A=None):
+        self.K = check_int(K, "K", minimum=1)
         self.fixed_beta = beta is not None
-        self.beta = float(check_positive(beta, "beta", shape=())) if beta is not None else 1.0
-        self.mu = None if mu is None else check_positive(np.atleast_1d(mu), "mu", shape=(self.K,))
-        self.A = None if A is None else _check_A(A, self.K)
+        self.beta = check_positive_number(beta, "beta") if beta is not None else 1.0
+        self.mu = None if mu is None else check_rates(mu, "mu", self.K)
+        self.A = None if A is None else check_excitation(A, self.K, "A")
 
     # ---------------------------------------------------------------- parameters
     @property
@@ -164,28 +171,26 @@ class ExpHawkes:
             (n, K) intensities.
         """
         self._require_params()
-        times, marks = check_sequence(history, name="history")
-        if marks.size and marks.max() >= self.K:
-            raise ValueError(f"history: marks must be < K={self.K}, found {marks.max()}")
+        times, marks = _check_history(history, self.K)
         t = check_times(t)
         dt = t[:, None] - times[None, :]  # (n, N)
         ker = np.where(dt > 0, self.beta * np.exp(-self.beta * np.where(dt > 0, dt, 0.0)), 0.0)
         return self.mu[None, :] + np.einsum("nj,kj->nk", ker, self.A[:, marks])
 
-    def score_terms(self, seq, T=None) -> tuple[np.ndarray, np.ndarray]:
+    def score_terms(self, seq, *, T=None) -> tuple[np.ndarray, np.ndarray]:
         """Closed-form ``(psi, dpsi)`` at the event times of one sequence, each (N,).
 
         ``psi = lambda'/lambda - lambda`` and ``dpsi = lambda''/lambda - (lambda'/lambda)^2 - lambda'``.
         """
         self._require_params()
-        ev = prepare([seq], T, self.K)
+        ev = prepare(seq, T, self.K, name="seq", single=True)
         theta = self._theta()
         loc = self._local(theta, ev, self._cache(theta, ev))
         return _psi(loc)
 
     def _require_params(self):
         if self.mu is None or self.A is None:
-            raise ValueError("set mu and A (or call fit) first")
+            raise ValueError("model parameters are not set: set mu and A (or call fit) first")
 
     def __repr__(self) -> str:
         return f"ExpHawkes(K={self.K}, beta={self.beta!r}, mu={self.mu!r}, A={self.A!r})"
@@ -209,29 +214,28 @@ class InhomogeneousPoisson:
     K = 1
 
     def __init__(self, basis=1, *, scale: float = 1.0, weights=None, n_quad: int = 64):
+        self.scale = check_positive_number(scale, "scale")
         if callable(basis):
             self._basis = basis
             self.n_params = None
-        elif isinstance(basis, int | np.integer) and basis >= 0:
-            deg = int(basis)
-            self.scale = float(check_positive(scale, "scale", shape=()))
-            self._basis = self._poly(deg, self.scale)
-            self.n_params = deg + 1
+            P = _check_basis(basis)
         else:
-            raise ValueError(f"basis must be a non-negative int or a callable, got {basis!r}")
-        self.weights = None if weights is None else np.asarray(weights, dtype=np.float64)
-        if self.weights is not None:
-            if not np.all(np.isfinite(self.weights)):
-                raise ValueError("weights contain NaN or inf")
-            P = self._basis(np.zeros(1))[0].shape[1]  # number of basis functions
+            if isinstance(basis, bool | np.bool_) or not isinstance(basis, int | np.integer):
+                raise TypeError(
+                    f"basis must be a polynomial degree (an int >= 0) or a callable, got {describe(basis)}"
+                )
+            deg = check_int(basis, "basis", minimum=0)
+            self._basis = self._poly(deg, self.scale)
+            self.n_params = P = deg + 1
+        self.weights = None
+        if weights is not None:
+            self.weights = check_array(weights, "weights", ndim=1)
             if self.weights.shape != (P,):
                 raise ValueError(
                     f"weights must have shape ({P},) (one per basis function), "
-                    f"got {self.weights.shape}"
+                    f"got shape {self.weights.shape}"
                 )
-        if not isinstance(n_quad, int | np.integer) or n_quad < 1:
-            raise ValueError(f"n_quad must be a positive int, got {n_quad!r}")
-        self.n_quad = int(n_quad)
+        self.n_quad = check_int(n_quad, "n_quad", minimum=1)
         self.fixed_beta = True
 
     @staticmethod
@@ -312,13 +316,15 @@ class InhomogeneousPoisson:
     def intensity(self, t, history=None) -> np.ndarray:
         """(n, 1) intensity at ``t`` (``history`` is ignored: a Poisson process has none)."""
         if self.weights is None:
-            raise ValueError("set weights (or call fit) first")
+            raise ValueError("model parameters are not set: set weights (or call fit) first")
         t = check_times(t)
         return np.exp(np.einsum("np,p->n", self._basis(t)[0], self.weights))[:, None]
 
-    def score_terms(self, seq, T=None):
+    def score_terms(self, seq, *, T=None):
         """Closed-form autoregressive ``(psi, dpsi)`` at the event times, each (N,)."""
-        ev = prepare([seq], T, 1)
+        if self.weights is None:
+            raise ValueError("model parameters are not set: set weights (or call fit) first")
+        ev = prepare(seq, T, 1, name="seq", single=True)
         theta = self._theta()
         return _psi(self._local(theta, ev, self._cache(theta, ev)))
 
@@ -326,12 +332,30 @@ class InhomogeneousPoisson:
         return f"InhomogeneousPoisson(weights={self.weights!r})"
 
 
-def _check_A(A, K: int) -> np.ndarray:
-    """(K, K) non-negative excitation matrix (a scalar when K = 1, or K * K values)."""
-    A = np.asarray(A, dtype=float)
-    if A.size != K * K:
-        raise ValueError(f"A must have shape ({K}, {K}), got {A.shape}")
-    return check_positive(A.reshape(K, K), "A", allow_zero=True)
+def _check_history(history, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``history`` of ``intensity``: a (times, marks) sequence (may be empty), marks < K."""
+    times, marks = check_sequence(history, name="history")
+    if marks.size and marks.max() >= K:
+        raise ValueError(f"history marks must be < K={K}, found {marks.max()}")
+    return times, marks
+
+
+def _check_basis(basis) -> int:
+    """A callable basis returns (Phi, dPhi, d2Phi), each (n, P); returns P."""
+    t = np.array([0.0, 0.5])
+    out = basis(t)
+    if not (isinstance(out, tuple | list) and len(out) == 3):
+        raise ValueError(
+            f"basis(t) must return a tuple (Phi, dPhi, d2Phi), each of shape (n, P), got {describe(out)}"
+        )
+    arrs = [check_array(a, f"basis(t)[{i}]", ndim=2) for i, a in enumerate(out)]
+    shapes = {a.shape for a in arrs}
+    if len(shapes) != 1 or arrs[0].shape[0] != t.shape[0]:
+        raise ValueError(
+            f"basis(t) must return Phi, dPhi, d2Phi of one shape (n, P) for t of shape {t.shape}, "
+            f"got shapes {[a.shape for a in arrs]}"
+        )
+    return arrs[0].shape[1]
 
 
 def _psi(loc: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -361,13 +385,11 @@ class GaussHawkes:
     """
 
     def __init__(self, K: int = 1, *, m: float = 1.0, sigma: float = 0.5, mu=None, A=None):
-        if not isinstance(K, int | np.integer) or K < 1:
-            raise ValueError(f"K must be a positive int, got {K!r}")
-        self.K = int(K)
-        self.m = float(check_positive(m, "m", shape=(), allow_zero=True))
-        self.sigma = float(check_positive(sigma, "sigma", shape=()))
-        self.mu = None if mu is None else check_positive(np.atleast_1d(mu), "mu", shape=(self.K,))
-        self.A = None if A is None else _check_A(A, self.K)
+        self.K = check_int(K, "K", minimum=1)
+        self.m = check_positive_number(m, "m", allow_zero=True)
+        self.sigma = check_positive_number(sigma, "sigma")
+        self.mu = None if mu is None else check_rates(mu, "mu", self.K)
+        self.A = None if A is None else check_excitation(A, self.K, "A")
         self.fixed_beta = True
 
     @property
@@ -460,17 +482,15 @@ class GaussHawkes:
     def intensity(self, t, history) -> np.ndarray:
         """(n, K) conditional intensities at ``t`` given ``history = (times, marks)``."""
         self._require_params()
-        times, marks = check_sequence(history, name="history")
-        if marks.size and marks.max() >= self.K:
-            raise ValueError(f"history: marks must be < K={self.K}, found {marks.max()}")
+        times, marks = _check_history(history, self.K)
         t = check_times(t)
         g = self._kernel(t[:, None] - times[None, :])[0]  # (n, N)
         return self.mu[None, :] + np.einsum("nj,kj->nk", g, self.A[:, marks])
 
-    def score_terms(self, seq, T=None):
+    def score_terms(self, seq, *, T=None):
         """Closed-form ``(psi, dpsi)`` at the event times of one sequence, each (N,)."""
         self._require_params()
-        ev = prepare([seq], T, self.K)
+        ev = prepare(seq, T, self.K, name="seq", single=True)
         theta = self._theta()
         return _psi(self._local(theta, ev, self._cache(theta, ev)))
 

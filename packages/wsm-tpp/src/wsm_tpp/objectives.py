@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._data import Events, check_model, prepare
-from .weights import weight as _weight
+from ._checks import check_float, check_int, check_option, check_rng
+from ._data import Events, check_model, check_params_set, prepare
+from .weights import WEIGHTS, _weight
 
 METHODS = ("awsm", "asm", "dsm", "mle")
 
@@ -104,29 +105,29 @@ def objective_and_grad(
     return float(val), g
 
 
-def _check_method(method, weight):
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    from .weights import WEIGHTS
+def check_options(
+    method, weight, mark_coef, sigma, n_noise, rng
+) -> tuple[str, str, float, float, int, np.random.Generator]:
+    """The options shared by :func:`objective` and :func:`~wsm_tpp.fit`, all checked always
+    (the DSM ones too, so a bad value is not silently ignored by the other methods)."""
+    method = check_option(method, "method", METHODS)
+    weight = check_option(weight, "weight", WEIGHTS)
+    mark_coef = check_float(mark_coef, "mark_coef", minimum=0.0)
+    sigma = check_float(sigma, "sigma", minimum=0.0, min_inclusive=False)
+    n_noise = check_int(n_noise, "n_noise", minimum=1)
+    return method, weight, mark_coef, sigma, n_noise, check_rng(rng)
 
-    if weight not in WEIGHTS:
-        raise ValueError(f"weight must be one of {WEIGHTS}, got {weight!r}")
 
-
-def make_noise(ev: Events, sigma: float, n_noise: int, rng) -> tuple[float, np.ndarray]:
-    if not (np.isscalar(sigma) and np.isfinite(sigma) and sigma > 0):
-        raise ValueError(f"sigma must be a positive float, got {sigma!r}")
-    if not isinstance(n_noise, int | np.integer) or n_noise < 1:
-        raise ValueError(f"n_noise must be a positive int, got {n_noise!r}")
-    rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-    return float(sigma), rng.standard_normal((int(n_noise), ev.M))
+def make_noise(ev: Events, sigma: float, n_noise: int, rng):
+    """DSM noise draws ``(sigma, eps (n_noise, M))`` (other arguments checked by ``check_options``)."""
+    return float(sigma), check_rng(rng).standard_normal((int(n_noise), ev.M))
 
 
 def objective(
     model,
     seqs,
-    method: str = "awsm",
     *,
+    method: str = "awsm",
     T=None,
     weight: str = "two_sided_min",
     mark_coef: float = 1.0,
@@ -148,19 +149,16 @@ def objective(
     >>> from wsm_tpp import ExpHawkes, log_likelihood, simulate_hawkes
     >>> seqs = [simulate_hawkes(0.5, 0.8, 2.0, 50.0, rng=i) for i in range(3)]
     >>> m = ExpHawkes(1, beta=2.0, mu=[0.5], A=[[0.8]])
-    >>> bool(np.isclose(objective(m, seqs, "mle", T=50.0), -log_likelihood(m, seqs, T=50.0)))
+    >>> bool(np.isclose(objective(m, seqs, method="mle", T=50.0), -log_likelihood(m, seqs, T=50.0)))
     True
     """
-    _check_method(method, weight)
+    method, weight, mark_coef, sigma, n_noise, rng = check_options(
+        method, weight, mark_coef, sigma, n_noise, rng
+    )
     check_model(model)
+    check_params_set(model)
     ev = prepare(seqs, T, model.K)
-    if _unset(model):
-        raise ValueError("model parameters are not set (pass mu and A / weights, or call fit)")
     noise = make_noise(ev, sigma, n_noise, rng) if method == "dsm" else None
     return objective_and_grad(
         model, model._theta(), ev, method, weight=weight, mark_coef=mark_coef, noise=noise
     )[0]
-
-
-def _unset(model) -> bool:
-    return any(v is None for v in model.params.values())

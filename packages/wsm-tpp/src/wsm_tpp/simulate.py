@@ -10,18 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._data import check_positive
-
-
-def _rng(rng) -> np.random.Generator:
-    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-
-
-def _check_T(T) -> float:
-    if not np.isscalar(T):
-        raise TypeError("T must be a scalar")
-    T = float(check_positive(T, "T"))
-    return T
+from ._checks import check_callable, check_int, check_option, check_rng, describe
+from ._data import check_excitation, check_positive_number, check_rates
 
 
 def simulate_hawkes(
@@ -29,9 +19,9 @@ def simulate_hawkes(
     A,
     beta,
     T,
+    *,
     kernel: str = "exp",
     rng=None,
-    *,
     sigma: float | None = None,
     max_events: int = 1_000_000,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -43,18 +33,18 @@ def simulate_hawkes(
     ``alpha * exp(-beta s)`` this is ``alpha = A * beta``.)
 
     Args:
-        mu: (K,) or scalar base rates > 0.
-        A: (K, K) or scalar non-negative excitation (branching) matrix; ``A[k, l]`` is the mean
-            number of type-k children of one type-l event.
-        beta: decay rate > 0.
-        T: horizon > 0.
+        mu: (K,) or scalar finite base rates > 0.
+        A: (K, K) (a number when K = 1) finite non-negative excitation (branching) matrix;
+            ``A[k, l]`` is the mean number of type-k children of one type-l event.
+        beta: finite decay rate > 0 (the kernel's centre for ``kernel="gauss"``).
+        T: finite horizon > 0.
         kernel: ``"exp"`` (Ogata thinning) or ``"gauss"``: kernel
             ``A[k, l] exp(-(s - beta)^2 / (2 sigma^2)) / (sqrt(2 pi) sigma)`` for s > 0, i.e. ``beta`` is
             the kernel's centre (mean delay) and ``sigma`` its width; simulated exactly by the
             branching (cluster) representation, branching matrix ``A * Phi(beta / sigma)``.
-        rng: ``numpy.random.Generator``, int seed or None.
-        sigma: width of the Gaussian kernel (required for ``kernel="gauss"``).
-        max_events: guard against explosive parameters (spectral radius of A >= 1).
+        rng: ``numpy.random.Generator``, int seed >= 0 or None.
+        sigma: width > 0 of the Gaussian kernel (required for ``kernel="gauss"``).
+        max_events: int >= 1, guard against explosive parameters (spectral radius of A >= 1).
 
     Returns:
         ``(times float64 (N,), marks int64 (N,))``.
@@ -63,25 +53,19 @@ def simulate_hawkes(
     >>> bool(np.all(np.diff(t) > 0)) and t.max() <= 50.0 and set(k.tolist()) <= {0}
     True
     """
-    if kernel not in ("exp", "gauss"):
-        raise ValueError(f"kernel must be 'exp' or 'gauss', got {kernel!r}")
-    mu = np.atleast_1d(check_positive(mu, "mu"))
-    if mu.ndim != 1:
-        raise ValueError(f"mu must be a scalar or 1-D, got shape {mu.shape}")
+    kernel = check_option(kernel, "kernel", ("exp", "gauss"))
+    mu = check_rates(mu, "mu")
     K = mu.shape[0]
-    A = np.asarray(A, dtype=np.float64)
-    if A.ndim == 0:
-        A = A.reshape(1, 1)
-    A = check_positive(A, "A", shape=(K, K), allow_zero=True)
-    beta = float(check_positive(beta, "beta", shape=()))
-    T = _check_T(T)
-    if not isinstance(max_events, int | np.integer) or max_events < 1:
-        raise ValueError(f"max_events must be a positive int, got {max_events!r}")
-    rng = _rng(rng)
+    A = check_excitation(A, K, "A", k_from=f"K = {K} from mu")
+    beta = check_positive_number(beta, "beta")
+    T = check_positive_number(T, "T")
+    max_events = check_int(max_events, "max_events", minimum=1)
+    if sigma is not None:
+        sigma = check_positive_number(sigma, "sigma")
+    rng = check_rng(rng)
     if kernel == "gauss":
         if sigma is None:
-            raise ValueError("sigma is required for kernel='gauss'")
-        sigma = float(check_positive(sigma, "sigma", shape=()))
+            raise ValueError("sigma (the kernel width) is required for kernel='gauss', got None")
         return _hawkes_branching(mu, A, beta, sigma, T, rng, max_events)
     times: list[float] = []
     marks: list[int] = []
@@ -109,15 +93,16 @@ def simulate_hawkes(
     return np.asarray(times, dtype=np.float64), np.asarray(marks, dtype=np.int64)
 
 
-def simulate_poisson(rate_fn, T, rng=None, *, rate_max=None) -> tuple[np.ndarray, np.ndarray]:
+def simulate_poisson(rate_fn, T, *, rng=None, rate_max=None) -> tuple[np.ndarray, np.ndarray]:
     """One sequence of an inhomogeneous Poisson process on [0, T] by Lewis-Shedler thinning.
 
     Args:
-        rate_fn: a float (homogeneous) or a vectorised callable ``rate(t: (n,)) -> (n,)`` >= 0.
-        T: horizon > 0.
-        rng: ``numpy.random.Generator``, int seed or None.
-        rate_max: an upper bound on ``rate_fn`` over [0, T]; if None, 1.2x the maximum on a
-            4097-point grid (raises if a candidate point then exceeds it).
+        rate_fn: a finite rate > 0 (homogeneous) or a vectorised callable
+            ``rate(t: (n,)) -> (n,)`` >= 0.
+        T: finite horizon > 0.
+        rng: ``numpy.random.Generator``, int seed >= 0 or None.
+        rate_max: a finite upper bound > 0 on ``rate_fn`` over [0, T]; if None, 1.2x the maximum
+            on a 4097-point grid (raises if a candidate point then exceeds it).
 
     Returns:
         ``(times float64 (N,), marks int64 (N,) of zeros)``.
@@ -126,30 +111,51 @@ def simulate_poisson(rate_fn, T, rng=None, *, rate_max=None) -> tuple[np.ndarray
     >>> bool(np.all((t >= 0) & (t <= 10)))
     True
     """
-    T = _check_T(T)
-    rng = _rng(rng)
+    T = check_positive_number(T, "T")
+    if rate_max is not None:
+        rate_max = check_positive_number(rate_max, "rate_max")
+    rng = check_rng(rng)
     if not callable(rate_fn):
-        lam = float(check_positive(rate_fn, "rate_fn", shape=()))
+        if isinstance(rate_fn, bool | np.bool_) or not isinstance(rate_fn, int | float | np.number):
+            raise TypeError(f"rate_fn must be a number > 0 or a callable, got {describe(rate_fn)}")
+        lam = check_positive_number(rate_fn, "rate_fn")
         n = rng.poisson(lam * T)
         return np.sort(rng.uniform(0.0, T, size=n)), np.zeros(n, dtype=np.int64)
     if rate_max is None:
-        grid = np.asarray(rate_fn(np.linspace(0.0, T, 4097)), dtype=np.float64)
-        if grid.shape != (4097,):
+        grid = _rates_of(rate_fn, np.linspace(0.0, T, 4097))
+        if grid.max() == 0:
             raise ValueError(
-                "rate_fn must be vectorised: rate_fn(t) with t of shape (n,) must return shape (n,)"
+                "rate_fn is 0 on the whole 4097-point grid of [0, T]; pass rate_max if it is "
+                "positive elsewhere"
             )
         rate_max = 1.2 * float(grid.max())
-    rate_max = float(check_positive(rate_max, "rate_max", shape=()))
     n = rng.poisson(rate_max * T)
     cand = np.sort(rng.uniform(0.0, T, size=n))
-    lam = np.asarray(rate_fn(cand), dtype=np.float64).reshape(n)
-    if not np.all(np.isfinite(lam)) or np.any(lam < 0):
-        raise ValueError("rate_fn returned a negative or non-finite value")
+    lam = _rates_of(rate_fn, cand)
     if np.any(lam > rate_max):
         raise ValueError(f"rate_fn exceeds rate_max={rate_max} on [0, T]; pass a larger rate_max")
     keep = rng.uniform(size=n) * rate_max < lam
     times = cand[keep]
     return times, np.zeros(times.shape[0], dtype=np.int64)
+
+
+def _rates_of(rate_fn, t: np.ndarray) -> np.ndarray:
+    """``rate_fn(t)`` checked: shape (n,), finite, >= 0."""
+    out = check_callable(rate_fn, "rate_fn")(t)
+    try:
+        lam = np.asarray(out, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(
+            f"rate_fn(t) must return an array of numbers, got {describe(out)}"
+        ) from None
+    if lam.shape != t.shape:
+        raise ValueError(
+            f"rate_fn must be vectorised: rate_fn(t) with t of shape {t.shape} must return that "
+            f"shape, got {lam.shape}"
+        )
+    if not np.all(np.isfinite(lam)) or np.any(lam < 0):
+        raise ValueError("rate_fn returned a negative or non-finite value")
+    return lam
 
 
 def _hawkes_branching(mu, A, centre, sigma, T, rng, max_events):

@@ -14,16 +14,30 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_array, check_float, check_option
+
 WEIGHTS = ("two_sided_min", "two_sided_product", "one_sided", "none")
 
 
-def weight(t, tprev, T, kind: str = "two_sided_min") -> tuple[np.ndarray, np.ndarray]:
+def _scalar_or_like(value, name: str, t: np.ndarray) -> np.ndarray:
+    """A finite number, or a finite array of the shape of ``t``; broadcast to it."""
+    if np.ndim(value) == 0 and not isinstance(value, np.ndarray | list | tuple):
+        return np.full(t.shape, check_float(value, name))
+    arr = check_array(value, name, ndim=(0, 1))
+    if arr.ndim == 1 and arr.shape != t.shape:
+        raise ValueError(
+            f"{name} must be a number or have the shape of t {t.shape}, got shape {arr.shape}"
+        )
+    return np.broadcast_to(arr, t.shape)
+
+
+def weight(t, tprev, T, *, kind: str = "two_sided_min") -> tuple[np.ndarray, np.ndarray]:
     """Weight h(t) and its derivative h'(t) for events at ``t`` after ``tprev`` in window ``T``.
 
     Args:
-        t: (M,) event times.
-        tprev: scalar or (M,) previous event times (0 for the first event).
-        T: scalar or (M,) observation horizons.
+        t: (M,) finite event times.
+        tprev: a number or (M,) previous event times (0 for the first event); ``tprev <= t``.
+        T: a number or (M,) observation horizons; ``t <= T``.
         kind: one of ``"two_sided_min"``, ``"two_sided_product"``, ``"one_sided"``, ``"none"``.
 
     Returns:
@@ -33,18 +47,17 @@ def weight(t, tprev, T, kind: str = "two_sided_min") -> tuple[np.ndarray, np.nda
     >>> h.tolist(), dh.tolist()
     ([1.0, 0.5], [1.0, 1.0])
     """
-    if kind not in WEIGHTS:
-        raise ValueError(f"weight must be one of {WEIGHTS}, got {kind!r}")
-    t = np.asarray(t, dtype=np.float64)
-    try:
-        tprev = np.broadcast_to(np.asarray(tprev, dtype=np.float64), t.shape)
-        T = np.broadcast_to(np.asarray(T, dtype=np.float64), t.shape)
-    except ValueError as exc:
-        raise ValueError(f"tprev and T must be scalars or have the shape of t {t.shape}") from exc
-    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(tprev)) and np.all(np.isfinite(T))):
-        raise ValueError("t, tprev and T must be finite")
+    kind = check_option(kind, "kind", WEIGHTS)
+    t = check_array(t, "t", ndim=1)
+    tprev = _scalar_or_like(tprev, "tprev", t)
+    T = _scalar_or_like(T, "T", t)
     if np.any(t < tprev) or np.any(t > T):
         raise ValueError("weights need tprev <= t <= T (the support of event n's time)")
+    return _weight(t, tprev, T, kind)
+
+
+def _weight(t, tprev, T, kind):
+    """:func:`weight` without input checks (the objectives' inner loop)."""
     left, right = t - tprev, T - t
     if kind == "two_sided_min":
         # min(t - t_prev, T - t); h' = +1 on the left half, -1 on the right half (ties -> +1 as in the code)
@@ -53,6 +66,4 @@ def weight(t, tprev, T, kind: str = "two_sided_min") -> tuple[np.ndarray, np.nda
         return left * right, right - left
     if kind == "one_sided":
         return left, np.ones_like(t)
-    if kind == "none":
-        return np.ones_like(t), np.zeros_like(t)
-    raise ValueError(f"weight must be one of {WEIGHTS}, got {kind!r}")
+    return np.ones_like(t), np.zeros_like(t)  # "none"

@@ -1,8 +1,8 @@
 """Check WSMLoss (torch, autograd scores) against the numpy closed-form AWSM objective.
 
-Run in any environment with torch:  python verify_torch_loss.py
+Run in any environment with torch:  python tests/verify_torch_loss.py
 An exponential-Hawkes intensity written in torch must give the same loss as
-``wsm_tpp.objective(model, seqs, "awsm")`` for every weight (float64, rel. tol 1e-10).
+``wsm_tpp.objective(model, seqs, method="awsm")`` for every weight (float64, rel. tol 1e-10).
 """
 
 import numpy as np
@@ -55,7 +55,7 @@ def main() -> int:
         ref = objective(
             model,
             seqs,
-            "awsm" if w != "none" else "asm",
+            method="awsm" if w != "none" else "asm",
             T=T,
             weight=w if w != "none" else "two_sided_min",
         )
