@@ -4,7 +4,8 @@ Ratios are measured in the same run (ratio = dense_ms / ours_ms; > 1 means faste
 best of a few repeats (the tiled path's plan is built once per problem and cached, as a layer
 would reuse it). Peak memory (``--memory``) is the extra resident memory of one forward in a fresh
 subprocess. ``--natten`` also times NATTEN itself (its ``flex-fna`` backend, the only one it has
-on CPU) where it is installed, and checks that both give the same output.
+on CPU) where it is installed, checks that both give the same output there and on a random sweep
+of problems, and that natten-lite's public signatures equal natten's.
 
     python bench.py [--quick] [--memory] [--flex] [--natten] [--threads 2] [--json PATH]
 """
@@ -74,6 +75,54 @@ def _natten():
         print(f"  natten not importable: {type(e).__name__}: {e}", file=sys.stderr)
         return None
     return natten
+
+
+def _signature_note(natten) -> str:
+    """Whether natten-lite's public signatures equal NATTEN's (names, kinds, defaults)."""
+    import inspect
+
+    names = ["na1d", "na2d", "na3d", "attention", "merge_attentions"]
+    names += [f"NeighborhoodAttention{n}D" for n in (1, 2, 3)]
+
+    def params(f):
+        f = f.__init__ if isinstance(f, type) else f
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+    differ = [n for n in names if params(getattr(natten, n)) != params(getattr(natten_lite, n))]
+    missing = [n for n in natten.__all__ if not hasattr(natten_lite, n)]
+    return (
+        f"; signatures equal to natten's for {len(names) - len(differ)}/{len(names)} of "
+        f"{', '.join(names)}"
+        + (f" (differ: {differ})" if differ else "")
+        + f"; natten top-level names natten-lite lacks: {missing or 'none'}"
+    )
+
+
+def _natten_sweep(natten, cases: int) -> str:
+    """Random problems (1/2/3-D; odd/even kernel, stride, dilation, causal per axis; GQA; every
+    4th with additional KV): natten-lite's default backend against natten's flex-fna."""
+    import random
+
+    from papershelf_kernels.neighborhood.testing import random_problem
+
+    worst = 0.0
+    for seed in range(cases):
+        rng, n = random.Random(seed), 1 + seed % 3
+        shape, ks, st, di, ca = random_problem(rng, n, {1: 24, 2: 9, 3: 5}[n])
+        hkv = rng.choice([1, 2])
+        g = torch.Generator().manual_seed(seed)
+        q = torch.randn(2, *shape, 2, 16, generator=g)
+        k, v = (torch.randn(2, *shape, hkv, 16, generator=g) for _ in "kv")
+        extra = {}
+        if seed % 4 == 0:
+            ak, av = (torch.randn(2, 3, hkv, 16, generator=g) for _ in "kv")
+            extra = {"additional_keys": ak, "additional_values": av}
+        args = (q, k, v, ks, st, di, ca)
+        with torch.no_grad():
+            a, la = getattr(natten, f"na{n}d")(*args, backend="flex-fna", return_lse=True, **extra)
+        b, lb = NA[n](*args, return_lse=True, **extra)
+        worst = max(worst, (a - b).abs().max().item(), (la - lb).abs().max().item())
+    return f"; {cases} random problems: max |natten - natten-lite| (out, lse; fp32) {worst:.1e}"
 
 
 def peak_mb_in_subprocess(code: str) -> float:
@@ -223,6 +272,8 @@ def run(args) -> Table:
     )
     natten_note = (
         f"; natten {natten.__version__} (flex-fna, eager) on the same inputs"
+        + _signature_note(natten)
+        + _natten_sweep(natten, 6 if args.quick else 40)
         if natten is not None
         else ""
     )

@@ -202,3 +202,15 @@ def test_low_precision_inputs():
             out = natten_lite.na2d(q.to(dtype), k.to(dtype), v.to(dtype), 5, backend=backend)
             assert out.dtype == dtype
             assert_close(out.double(), want, 5e-2)
+
+
+def test_merge_of_parts_that_attend_nothing_is_empty_not_nan():
+    o = torch.randn(1, 3, 2, 4, dtype=torch.float64)
+    empty = torch.full((1, 3, 2), float("-inf"), dtype=torch.float64)
+    out, lse = natten_lite.merge_attentions([o, o.clone()], [empty, empty.clone()])
+    assert torch.equal(out, torch.zeros_like(o)) and torch.isneginf(lse).all()
+    # one empty part: the other part unchanged
+    lse1 = torch.randn(1, 3, 2, dtype=torch.float64)
+    out, lse = natten_lite.merge_attentions([o, torch.zeros_like(o)], [lse1, empty])
+    assert_close(out, o, 1e-15)
+    assert_close(lse, lse1, 1e-15)
