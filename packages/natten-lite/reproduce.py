@@ -174,9 +174,9 @@ def _simulation() -> list[Claim]:
             Claim(
                 claim=f"tile-work bound vs dense: {name}",
                 paper=paper,
-                measured=f"{r['speedup_bound']:.2f}x",
-                holds=abs(r["speedup_bound"] - want) <= 0.06 * want,
-                note=f"FLOP bound {r['flop_bound']:.2f}x; pure-Python simulator (natten_lite.sim)",
+                measured=f"{r.speedup_bound:.2f}x",
+                holds=abs(r.speedup_bound - want) <= 0.06 * want,
+                note=f"FLOP bound {r.flop_bound:.2f}x; pure-Python simulator (natten_lite.sim)",
             )
         )
     return rows

@@ -54,8 +54,8 @@ def test_window_bounds_pure_python():
 )
 def test_tile_simulator_speed_of_light(shape, kernel, stride, tile, flatten, bound):
     r = tile_work(shape, kernel, stride=stride, q_tile_shape=tile, flatten=flatten)
-    assert round(r["speedup_bound"], 2) == bound
-    assert r["visited_work"] >= r["min_work"]
+    assert round(r.speedup_bound, 2) == bound
+    assert r.visited_work >= r.min_work
 
 
 def test_tile_simulator_against_brute_force():
@@ -74,8 +74,8 @@ def test_tile_simulator_against_brute_force():
                         kt = (ki % 2, (ki // 2) // 2, kj // 3)
                         pairs.add((qt, kt))
     r = tile_work(shape, k, stride=s, dilation=d, q_tile_shape=tq, kv_tile_shape=tk)
-    assert r["visited_pairs"] >= len(pairs)
-    assert r["min_work"] == int(m.sum())
+    assert r.visited_pairs >= len(pairs)
+    assert r.min_work == int(m.sum())
 
 
 @pytest.mark.slow  # a subprocess importing torch; reproduce.py measures this claim too

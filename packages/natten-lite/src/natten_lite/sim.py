@@ -14,12 +14,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ._checks import check_bool
 from ._validation import check_na_args, check_per_axis, check_shape
 from .masks import _window
 
-__all__ = ["tile_work"]
+__all__ = ["TileWork", "tile_work"]
+
+
+@dataclass(frozen=True)
+class TileWork:
+    """What ``tile_work`` counted.
+
+    ``visited_pairs``: (Q tile, KV tile) pairs the kernel visits; ``total_pairs``: all pairs
+    (dense); ``visited_work``: score entries computed, padding included; ``dense_work``: N^2;
+    ``min_work``: the sum of window sizes (each query against exactly its own window);
+    ``speedup_bound`` = dense_work / visited_work; ``flop_bound`` = dense_work / min_work.
+    """
+
+    visited_pairs: int
+    total_pairs: int
+    visited_work: int
+    dense_work: int
+    min_work: int
+    speedup_bound: float
+    flop_bound: float
 
 
 def _axis_windows(L, k, s, d, c):
@@ -45,7 +65,7 @@ def tile_work(
     q_tile_shape: Sequence[int] | int = 64,
     kv_tile_shape: Sequence[int] | int | None = None,
     flatten: bool = False,
-) -> dict:
+) -> TileWork:
     """Count the tile pairs a fused neighborhood-attention kernel visits.
 
     Args:
@@ -57,12 +77,10 @@ def tile_work(
             instead of multi-dimensional tiles. Dilation groups are then not separated.
 
     Returns:
-        dict with ``visited_pairs``, ``total_pairs`` (dense), ``visited_work`` (score entries
-        computed, padding included), ``dense_work`` (N^2), ``min_work`` (sum of window sizes),
-        ``speedup_bound`` = dense_work / visited_work and ``flop_bound`` = dense_work / min_work.
+        :class:`TileWork` (frozen dataclass).
 
     >>> r = tile_work((32,), 8, stride=8, q_tile_shape=(8,))  # blocked attention
-    >>> r["speedup_bound"], r["flop_bound"]
+    >>> r.speedup_bound, r.flop_bound
     (4.0, 4.0)
     """
     shape = check_shape(shape)
@@ -104,15 +122,15 @@ def tile_work(
         tq, tk = qt, kt
         q_tiles, kv_tiles = -(-N // tq), -(-N // tk)
         visited = _flattened_pairs(shape, wins, di, tq, tk)
-    return {
-        "visited_pairs": visited,
-        "total_pairs": q_tiles * kv_tiles,
-        "visited_work": visited * tq * tk,
-        "dense_work": N * N,
-        "min_work": min_work,
-        "speedup_bound": N * N / (visited * tq * tk),
-        "flop_bound": N * N / min_work,
-    }
+    return TileWork(
+        visited_pairs=visited,
+        total_pairs=q_tiles * kv_tiles,
+        visited_work=visited * tq * tk,
+        dense_work=N * N,
+        min_work=min_work,
+        speedup_bound=N * N / (visited * tq * tk),
+        flop_bound=N * N / min_work,
+    )
 
 
 def _len(value) -> int:
