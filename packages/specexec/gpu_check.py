@@ -20,9 +20,12 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "src"))
+# the harness from the repository, for a run outside the bench environment
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "papershelf-harness" / "src"))
 
 import numpy as np
 import torch
+from papershelf_harness import describe_machine, timeit_ms
 
 DEV = "cuda"
 SMOKE = False  # --smoke: tiny sizes on CPU, to check the script itself
@@ -71,13 +74,8 @@ def truncated_draft(target, layers, dtype):
 
 
 def sync_time(fn, reps=5):
-    fn()
-    sync()
-    t = time.perf_counter()
-    for _ in range(reps):
-        fn()
-    sync()
-    return (time.perf_counter() - t) / reps
+    """Median seconds of ``reps`` calls after one warm-up, synchronising the device."""
+    return timeit_ms(fn, repeat=reps, warmup=1, sync=sync).median_ms / 1e3
 
 
 def main(argv=None):
@@ -97,6 +95,7 @@ def main(argv=None):
         "torch": torch.__version__,
         "transformers": transformers.__version__,
         "device": torch.cuda.get_device_name(0) if DEV == "cuda" else "cpu",
+        "machine": describe_machine(DEV),
     }
     print(out, flush=True)
     t_all = time.perf_counter()
@@ -133,7 +132,7 @@ def main(argv=None):
         out[f"greedy_identity_{name}"] = {
             "identical": same,
             "first_mismatch": first_diff,
-            "tokens_per_call": st["tokens_per_call"],
+            "tokens_per_call": st.tokens_per_call,
         }
         out[f"tree_attention_max_abs_diff_{name}"] = {"value": worst, "tol": tol, "ok": worst < tol}
         print(
@@ -187,12 +186,12 @@ def main(argv=None):
         _, ar = sx.autoregressive_generate(big, prompt, 64, temperature=0)
         _, ch = sx.chain_speculative_generate(big, dft, prompt, 64, gamma=4, temperature=0)
         rows["autoregressive"] = {
-            "ms_per_token": 1e3 * ar["wall_time_s"] / 64,
+            "ms_per_token": 1e3 * ar.wall_time_s / 64,
             "tokens_per_call": 1.0,
         }
         rows["chain4"] = {
-            "ms_per_token": 1e3 * ch["wall_time_s"] / 64,
-            "tokens_per_call": ch["tokens_per_call"],
+            "ms_per_token": 1e3 * ch.wall_time_s / 64,
+            "tokens_per_call": ch.tokens_per_call,
             "offload_speedup": cost.simulate(ch) * C,
         }
         for k in [16] if SMOKE else [16, 64, 256, 1024]:
@@ -200,9 +199,9 @@ def main(argv=None):
                 break
             _, st = sx.specexec_generate(big, dft, prompt, 64, budget=k, temperature=0)
             rows[f"specexec_K{k}"] = {
-                "ms_per_token": 1e3 * st["wall_time_s"] / 64,
-                "tokens_per_call": st["tokens_per_call"],
-                "draft_steps_per_call": st["draft_calls"] / st["target_calls"],
+                "ms_per_token": 1e3 * st.wall_time_s / 64,
+                "tokens_per_call": st.tokens_per_call,
+                "draft_steps_per_call": st.draft_calls / st.target_calls,
                 "offload_speedup": cost.simulate(st) * C,
             }
     out["decoding"] = rows

@@ -3,7 +3,7 @@
 Prints a table (claim | paper | measured | holds) and writes a JSON result that
 `tools/collect.py` gathers into docs/reproductions.md.
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--full | --quick] [--json PATH]
 
 The test bed is papershelf-tinylm's pair (4-layer target, 1-layer draft, 128 wide, trained on
 Python standard-library source in about a minute and cached). The paper's numbers come from
@@ -11,18 +11,17 @@ Python standard-library source in about a minute and cached). The paper's number
 all weights (over 5 s for a 70B model in 16 bit on PCIe 4.0), which a 1 M-parameter model on a
 CPU cannot show. We therefore report (a) tokens per target pass, measured, (b) the offloaded
 speed-up those measured numbers give under the cost model with the paper's setting, and (c) the
-honest CPU wall-clock.
+honest CPU wall-clock. ``--quick``: tiny random-init Llamas (no training), seconds, for the
+smoke test; its numbers mean nothing.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
+
+from papershelf_harness import Claim, reproduce_main
 
 PACKAGE = "specexec"
 PAPER = (
@@ -45,6 +44,34 @@ def load_models():
     return target.eval(), draft.eval(), tl
 
 
+def tiny_pair(n_prompts: int = 1):
+    """Random-init Llamas (4-layer target, 1-layer draft sharing its embeddings, first layer and
+    head) and ``n_prompts`` random 12-token prompts: the ``--quick`` test bed (no training)."""
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.set_num_threads(1)
+
+    def make(layers):
+        torch.manual_seed(0)
+        cfg = LlamaConfig(
+            vocab_size=64,
+            hidden_size=32,
+            intermediate_size=64,
+            num_hidden_layers=layers,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            max_position_embeddings=512,
+        )
+        return LlamaForCausalLM(cfg).eval()
+
+    target, draft = make(4), make(1)
+    sd = {k: v for k, v in target.state_dict().items() if k in draft.state_dict()}
+    draft.load_state_dict(sd)
+    rng = np.random.default_rng(0)
+    return target, draft, [rng.integers(0, 64, 12).tolist() for _ in range(n_prompts)]
+
+
 def prompts(tl, n: int, length: int) -> list[list[int]]:
     """``n`` held-out windows of ``length`` bytes, each starting at a line start (fixed offsets)."""
     text = tl.corpus("heldout")
@@ -63,37 +90,40 @@ def run(fn, prompts_, **kw) -> dict:
     stats = []
     with torch.no_grad():
         for i, p in enumerate(prompts_):
-            _, st = fn(p, seed=i, **kw)
+            _, st = fn(p, rng=i, **kw)
             stats.append(st)
-    calls = sum(s["target_calls"] for s in stats)
-    emitted = sum(sum(s["accepted_per_call"]) for s in stats)
-    tokens = sum(s["new_tokens"] for s in stats)
+    calls = sum(s.target_calls for s in stats)
+    emitted = sum(sum(s.emitted) for s in stats)
+    tokens = sum(s.new_tokens for s in stats)
     return {
         "tokens_per_call": emitted / calls,
-        "draft_steps_per_call": sum(s["draft_calls"] for s in stats) / calls,
-        "ms_per_token": 1e3 * sum(s["wall_time_s"] for s in stats) / tokens,
+        "draft_steps_per_call": sum(s.draft_calls for s in stats) / calls,
+        "ms_per_token": 1e3 * sum(s.wall_time_s for s in stats) / tokens,
         "target_calls": calls,
     }
 
 
-def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}.
+TABLE: dict = {}  # per-configuration numbers behind the claims, stored under "details"
 
-    ``models`` = (target, draft, prompts) replaces the trained pair (tests use tiny models).
-    """
+
+def claims(args) -> list[Claim]:
+    """The claims at the scale ``args`` asks for (``--full``, default, ``--quick``)."""
     import specexec as sx
     import torch
 
-    if models is None:
+    full, quick = args.full, args.quick
+    if quick:
+        target, draft, ps = tiny_pair()
+        new, budgets = 6, [1, 8]
+    else:
         target, draft, tl = load_models()
         ps = prompts(tl, 6 if full else 3, 64)
-    else:
-        target, draft, ps = models
-    new = new_tokens or (64 if full else 32)
-    budgets = budgets or ([1, 4, 16, 64, 256, 1024] if full else [1, 4, 16, 64, 256])
+        new = 64 if full else 32
+        budgets = [1, 4, 16, 64, 256, 1024] if full else [1, 4, 16, 64, 256]
     cost = sx.OffloadCostModel(OFFLOAD_TARGET_S, OFFLOAD_DRAFT_STEP_S)
-    rows: list[dict] = []
-    table: dict = {}
+    rows: list[Claim] = []
+    table = TABLE
+    table.clear()
     for temp, top_p, label in [(0.6, 0.9, "t=0.6,p=0.9"), (0.0, 1.0, "greedy")]:
         curve = {}
         for k in budgets:
@@ -138,39 +168,38 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
                 for k in budgets
             }
             rows.append(
-                {
-                    "claim": "greedy, tree ranked by draft probs at temperature 0.3 (our option)",
-                    "paper": "up to ~20 tokens/pass",
-                    "measured": " -> ".join(f"{v:.2f}" for v in tps)
+                Claim(
+                    claim="greedy, tree ranked by draft probs at temperature 0.3 (our option)",
+                    paper="up to ~20 tokens/pass",
+                    measured=" -> ".join(f"{v:.2f}" for v in tps)
                     + f"; offload {max(sim_s.values()):.1f}x",
-                    "holds": None,
-                    "note": "not in the paper: sharpening the draft's ranking favours deep arg-max "
+                    holds=None,
+                    note="not in the paper: sharpening the draft's ranking favours deep arg-max "
                     "chains, which a greedy target accepts; output unchanged",
-                }
+                )
             )
         tpc = [curve[k]["tokens_per_call"] for k in budgets]
         fast_k = min(budgets, key=lambda k: curve[k]["ms_per_token"])  # best wall-clock
         mono = all(b >= a - 0.15 for a, b in zip(tpc, tpc[1:]))  # noise: few prompts
         rows.append(
-            {
-                "claim": f"tokens per target pass grow with the tree budget ({label})",
-                "paper": "up to ~20 (70B target, K=1024-2048)",
-                "measured": " -> ".join(f"{v:.2f}" for v in tpc)
-                + f" (K={budgets[0]}..{budgets[-1]})",
-                "holds": bool(mono and tpc[-1] > tpc[0] * 1.3),
-                "note": f"tiny 4-layer/1-layer byte Llama pair, {len(ps)} prompts x {new} tokens",
-            }
+            Claim(
+                claim=f"tokens per target pass grow with the tree budget ({label})",
+                paper="up to ~20 (70B target, K=1024-2048)",
+                measured=" -> ".join(f"{v:.2f}" for v in tpc) + f" (K={budgets[0]}..{budgets[-1]})",
+                holds=bool(mono and tpc[-1] > tpc[0] * 1.3),
+                note=f"tiny 4-layer/1-layer byte Llama pair, {len(ps)} prompts x {new} tokens",
+            )
         )
         big = curve[budgets[-1]]
         rows.append(
-            {
-                "claim": f"tree beats chain speculative decoding in tokens/pass ({label})",
-                "paper": "SpecExec > SpecInfer/chains at large budgets",
-                "measured": f"{big['tokens_per_call']:.2f} (K={budgets[-1]}) vs "
+            Claim(
+                claim=f"tree beats chain speculative decoding in tokens/pass ({label})",
+                paper="SpecExec > SpecInfer/chains at large budgets",
+                measured=f"{big['tokens_per_call']:.2f} (K={budgets[-1]}) vs "
                 f"{chain['tokens_per_call']:.2f} (chain gamma=4)",
-                "holds": bool(big["tokens_per_call"] > chain["tokens_per_call"]),
-                "note": "chain = Leviathan et al. rejection sampling with a 4-token draft",
-            }
+                holds=bool(big["tokens_per_call"] > chain["tokens_per_call"]),
+                note="chain = Leviathan et al. rejection sampling with a 4-token draft",
+            )
         )
         sim = {
             k: cost.speedup(curve[k]["tokens_per_call"], curve[k]["draft_steps_per_call"])
@@ -178,28 +207,28 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
         }
         chain_sim = cost.speedup(chain["tokens_per_call"], chain["draft_steps_per_call"])
         rows.append(
-            {
-                "claim": f"offloaded speed-up over autoregressive, cost model ({label})",
-                "paper": "18.7x (70B fp16), 10.6x (4-bit)",
-                "measured": f"{max(sim.values()):.1f}x (K={max(sim, key=sim.get)}); "
+            Claim(
+                claim=f"offloaded speed-up over autoregressive, cost model ({label})",
+                paper="18.7x (70B fp16), 10.6x (4-bit)",
+                measured=f"{max(sim.values()):.1f}x (K={max(sim, key=sim.get)}); "
                 f"chain {chain_sim:.1f}x",
-                "holds": None,
-                "note": f"C={OFFLOAD_TARGET_S:.1f}s/pass, c={OFFLOAD_DRAFT_STEP_S}s/draft step, "
+                holds=None,
+                note=f"C={OFFLOAD_TARGET_S:.1f}s/pass, c={OFFLOAD_DRAFT_STEP_S}s/draft step, "
                 "measured tokens/pass and draft steps; the paper's size depends on its "
                 "7B/70B agreement, not checkable here",
-            }
+            )
         )
         rows.append(
-            {
-                "claim": f"CPU wall-clock vs autoregressive, not offloaded ({label})",
-                "paper": "n/a (paper: GPU + offloading)",
-                "measured": f"SpecExec best (K={fast_k}): "
+            Claim(
+                claim=f"CPU wall-clock vs autoregressive, not offloaded ({label})",
+                paper="n/a (paper: GPU + offloading)",
+                measured=f"SpecExec best (K={fast_k}): "
                 f"{ar['ms_per_token'] / curve[fast_k]['ms_per_token']:.2f}x, "
                 f"chain: {ar['ms_per_token'] / chain['ms_per_token']:.2f}x",
-                "holds": None,
-                "note": "target is only ~4x the draft and not transfer-bound, so no speed-up is "
+                holds=None,
+                note="target is only ~4x the draft and not transfer-bound, so no speed-up is "
                 "expected on a CPU; reported for honesty",
-            }
+            )
         )
     # greedy identity on the trained pair
     p = ps[0]
@@ -208,33 +237,22 @@ def claims(full: bool, *, models=None, budgets=None, new_tokens=None) -> list[di
         ours, _ = sx.specexec_generate(target, draft, p, new, budget=64, temperature=0)
     same = int((np.asarray(ref) == np.asarray(ours)).sum())
     rows.append(
-        {
-            "claim": "temperature 0 reproduces the target's greedy decoding exactly",
-            "paper": "exact (lossless)",
-            "measured": f"{same}/{new} tokens identical",
-            "holds": bool(same == new),
-            "note": "trained pair, budget 64",
-        }
+        Claim(
+            claim="temperature 0 reproduces the target's greedy decoding exactly",
+            paper="exact (lossless)",
+            measured=f"{same}/{new} tokens identical",
+            holds=bool(same == new),
+            note="trained pair, budget 64",
+        )
     )
-    claims.table = table  # for --json detail
+    print_table(table)
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':66s} {'paper':>36s} {'measured':>44s} holds")
-    for r in rows:
-        print(
-            f"{r['claim'][:66]:66s} {r['paper'][:36]:>36s} {r['measured'][:44]:>44s} {r['holds']}"
-        )
-    print("\ntokens per target pass by budget:")
-    for label, t in getattr(claims, "table", {}).items():
+def print_table(table: dict) -> None:
+    """Tokens per target pass, draft steps and ms/token of every configuration."""
+    print("tokens per target pass by budget:")
+    for label, t in table.items():
         for k, v in t["specexec"].items():
             print(
                 f"  {label:12s} K={k:5d}  tokens/pass {v['tokens_per_call']:5.2f}  "
@@ -248,18 +266,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"  {label:12s} {name:7s}  tokens/pass {v['tokens_per_call']:5.2f}  "
                 f"{v['ms_per_token']:6.1f} ms/token"
             )
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-        "detail": getattr(claims, "table", {}),
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2, default=str))
-    return 0
+    print()
+
+
+def main(argv: list[str] | None = None) -> int:
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        quick=True,
+        details=lambda args: TABLE,
+        default_json=Path(__file__).with_name("reproduce.json"),
+    )
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 
     python bench.py [--quick] [--json PATH]
 
-1. ``solve_rho`` (bisection on the monotone equation, O(V) per step) against a generic
-   root finder (scipy ``brentq`` on the same equation, as in unofficial K-SEQ write-ups), and the
+1. ``solve_rho`` (Brent's method on the monotone equation, O(V) per step, then a step to the
+   valid side of the root) against a generic root finder (scipy ``brentq`` on the same equation, as in unofficial K-SEQ write-ups), and the
    cost of one ``kseq_select`` step, for Llama-sized vocabularies.
 2. Decoding on the trained tiny Llama pair (papershelf-tinylm, CPU): tokens/s and tokens per
    target call for autoregressive sampling, speculative decoding (k = 1), SpecTr (k = 4), and
@@ -12,24 +12,22 @@
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
 import spectr_decode as sd
 from spectr_decode.core import _beta, _kseq_select, _solve_rho
 
+from papershelf_harness import Table, bench_main, ratio, timeit_ms
 
-def _best_of(fn, reps: int) -> float:
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+COLUMNS = ["config", "ours_ms", "baseline_ms", "ratio", "detail"]
+NOTES = (
+    "ratio = baseline time / ours (>1: ours is faster). solve_rho rows: ours = solve_rho (Brent "
+    "plus a step to the valid side of the root, residual >= 0 guaranteed), baseline = plain scipy "
+    "brentq on the same equation (can stop on the invalid side); detail = one kseq_select step "
+    "(includes the residual on rejection). Decoding rows (not with --quick): ms per generated "
+    "token, baseline = autoregressive sampling; detail = tokens per target call"
+)
 
 
 def _brentq_rho(p, q, k):
@@ -44,34 +42,30 @@ def _brentq_rho(p, q, k):
     return brentq(gap, 1.0, float(k), xtol=1e-12)
 
 
-def core_rows(quick: bool) -> list[list]:
-    rows = []
+def core_rows(table: Table, quick: bool) -> None:
     rng = np.random.default_rng(0)
     for V in (1000, 32000) if quick else (1000, 32000, 128000):
         p = rng.dirichlet(np.full(V, 0.1))
         q = 0.5 * p + 0.5 * rng.dirichlet(np.full(V, 0.1))
         for k in (4, 8):
             reps = 3 if quick else 10
-            ours = _best_of(lambda p=p, q=q, k=k: _solve_rho(p, q, k, 1e-10), reps)
-            base = _best_of(lambda p=p, q=q, k=k: _brentq_rho(p, q, k), reps)
+            ours = timeit_ms(lambda p=p, q=q, k=k: _solve_rho(p, q, k, 1e-10), repeat=reps).best_ms
+            base = timeit_ms(lambda p=p, q=q, k=k: _brentq_rho(p, q, k), repeat=reps).best_ms
             rho = _solve_rho(p, q, k, 1e-10)
             x = rng.choice(V, size=k, p=p)
-            sel = _best_of(
-                lambda x=x, p=p, q=q, k=k, rho=rho: _kseq_select(x, p, q, k, rho, rng), reps
+            sel = timeit_ms(
+                lambda x=x, p=p, q=q, k=k, rho=rho: _kseq_select(x, p, q, k, rho, rng), repeat=reps
+            ).best_ms
+            table.add(
+                f"solve_rho V={V},k={k}",
+                round(ours, 3),
+                round(base, 3),
+                ratio(base, ours),
+                f"kseq_select {sel:.3f} ms",
             )
-            rows.append(
-                [
-                    f"V={V},k={k}",
-                    round(1e3 * ours, 3),
-                    round(1e3 * base, 3),
-                    f"{base / ours:.2f}x",
-                    round(1e3 * sel, 3),
-                ]
-            )
-    return rows
 
 
-def decode_rows() -> list[list]:
+def decode_rows(table: Table) -> None:
     import torch
 
     import papershelf_tinylm as tl
@@ -81,67 +75,72 @@ def decode_rows() -> list[list]:
     text = tl.corpus("heldout")
     prompt = [tl.BOS_ID, *text[1000:1048].tolist()]
     n = 64
-    rows = []
-    t0 = time.perf_counter()
-    _, st = sd.autoregressive_generate(target, prompt, n, seed=0)
-    ar = n / (time.perf_counter() - t0)
-    rows.append(["autoregressive", round(ar, 1), 1.0, "1.00x"])
+    box = {}
+
+    def timed(name, fn):
+        box[name] = None
+        t = timeit_ms(lambda: box.__setitem__(name, fn()), repeat=1, warmup=0).best_ms
+        return t / n
+
+    ar = timed("ar", lambda: sd.autoregressive_generate(target, prompt, n, rng=0))
+    table.add("decode: autoregressive (ms/token)", round(ar, 2), round(ar, 2), "1.00x", "1.00")
     for name, k in (("speculative k=1,L=4", 1), ("SpecTr k=4,L=4", 4)):
-        t0 = time.perf_counter()
-        _, st = sd.spectr_generate(target, draft, prompt, n, k=k, L=4, seed=0)
-        tps = n / (time.perf_counter() - t0)
-        rows.append([name, round(tps, 1), round(st.block_efficiency, 2), f"{tps / ar:.2f}x"])
+        ms = timed(name, lambda k=k: sd.spectr_generate(target, draft, prompt, n, k=k, L=4, rng=0))
+        st = box[name][1]
+        table.add(
+            f"decode: {name} (ms/token)",
+            round(ms, 2),
+            round(ar, 2),
+            ratio(ar, ms),
+            f"{st.tokens_per_call:.2f}",
+        )
     try:  # peer: Hugging Face assisted generation (single draft, sampling)
         ids = torch.tensor([prompt])
-        t0 = time.perf_counter()
-        out = target.generate(
-            ids,
-            assistant_model=draft,
-            do_sample=True,
-            max_new_tokens=n,
-            min_new_tokens=n,
-            pad_token_id=tl.PAD_ID,
+        ms = timed(
+            "hf",
+            lambda: target.generate(
+                ids,
+                assistant_model=draft,
+                do_sample=True,
+                max_new_tokens=n,
+                min_new_tokens=n,
+                pad_token_id=tl.PAD_ID,
+            ),
         )
-        tps = (out.shape[1] - ids.shape[1]) / (time.perf_counter() - t0)
-        rows.append(["HF assisted generation", round(tps, 1), float("nan"), f"{tps / ar:.2f}x"])
-    except Exception as e:
-        rows.append(
-            [f"HF assisted generation failed: {type(e).__name__}", float("nan"), float("nan"), "-"]
+        table.add(
+            "decode: HF assisted generation (ms/token)",
+            round(ms, 2),
+            round(ar, 2),
+            ratio(ar, ms),
+            "n/a",
         )
-    return rows
+    except Exception as e:  # a peer failure is reported, not fatal
+        table.add(
+            f"decode: HF assisted generation failed ({type(e).__name__})",
+            None,
+            round(ar, 2),
+            "n/a",
+            "n/a",
+        )
+
+
+def run(args) -> Table:
+    table = Table(COLUMNS, notes=NOTES)
+    core_rows(table, args.quick)
+    if not args.quick:
+        decode_rows(table)
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("bench.json"))
-    args = parser.parse_args(argv)
-    rows = core_rows(args.quick)
-    print(
-        f"{'config':16s} {'solve_rho ms':>12s} {'brentq ms':>10s} {'ratio':>7s} {'kseq_select ms':>14s}"
+    return bench_main(
+        "spectr-decode",
+        run,
+        argv,
+        title="K-SEQ selection cost and decoding speed, ms (best of repeats)",
+        doc=__doc__,
+        default_json=Path(__file__).with_name("bench.json"),
     )
-    for r in rows:
-        print(f"{r[0]:16s} {r[1]:12.3f} {r[2]:10.3f} {r[3]:>7s} {r[4]:14.3f}")
-    result = {
-        "package": "spectr-decode",
-        "title": "K-SEQ selection cost, ms (best of repeats)",
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "columns": ["config", "solve_rho_ms", "scipy_brentq_ms", "ratio", "kseq_select_ms"],
-        "rows": rows,
-        "notes": "ratio = brentq / ours; >1 means faster. Ours is Brent plus a step to the valid side of the root (residual >= 0 guaranteed); plain brentq can stop on the invalid side. kseq_select includes the residual on rejection",
-    }
-    if not args.quick:
-        drows = decode_rows()
-        print(f"\n{'decoder':28s} {'tok/s':>8s} {'tok/call':>9s} {'vs AR':>7s}")
-        for r in drows:
-            print(f"{r[0]:28s} {r[1]:8.1f} {r[2]:9.2f} {r[3]:>7s}")
-        result["decode"] = {
-            "columns": ["decoder", "tokens_per_s", "tokens_per_target_call", "speedup_vs_ar"],
-            "rows": drows,
-        }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

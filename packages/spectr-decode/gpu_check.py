@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# the harness from the repository, for a run outside the bench environment
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "papershelf-harness" / "src"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,6 +26,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     import papershelf_tinylm as tl
+    from papershelf_harness import describe_machine
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", type=Path, required=True)
@@ -37,19 +40,20 @@ def main(argv: list[str] | None = None) -> int:
     target, draft = target.to(dev), draft.to(dev)
     print("device:", dev, torch.cuda.get_device_name(0) if dev == "cuda" else "")
     # warm-up (kernels, allocator)
-    sd.spectr_generate(target, draft, R.prompts(1)[0], 16, k=4, L=4, seed=0)
-    sd.autoregressive_generate(target, R.prompts(1)[0], 16, seed=0)
+    sd.spectr_generate(target, draft, R.prompts(1)[0], 16, k=4, L=4, rng=0)
+    sd.autoregressive_generate(target, R.prompts(1)[0], 16, rng=0)
     configs = [("autoregressive", 0, 0)] + [
         (f"k={k},L={L}", k, L) for L in (2, 4, 6) for k in (1, 2, 4, 8)
     ]
-    res = R.decode_runs(target, draft, configs, n_prompts=args.prompts, max_new=args.tokens)
+    res = R.decode_runs(target, draft, configs, R.prompts(args.prompts), max_new=args.tokens)
     ar = res["autoregressive"]["tokens_per_s"]
     rows = []
     for name, r in res.items():
         line = {
             "config": name,
             "tokens_per_s": round(r["tokens_per_s"], 1),
-            "block_efficiency": round(r["block_efficiency"], 2),
+            "tokens_per_call": round(r["tokens_per_call"], 2),
+            "tokens_per_call_se": round(r["tokens_per_call_se"], 3),
             "speedup_vs_ar": round(r["tokens_per_s"] / ar, 2),
             "target_ms_per_call": round(1e3 * r["target_s_per_call"], 2),
             "draft_ms_per_call": round(1e3 * r["draft_s_per_call"], 2),
@@ -69,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     print("greedy identity on", dev, ":", greedy_ok)
     out = {
         "device": dev,
+        "machine": describe_machine(dev),
         "rows": rows,
         "greedy_identity": greedy_ok,
         "seconds": round(time.perf_counter() - t0, 1),

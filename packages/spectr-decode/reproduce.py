@@ -3,22 +3,23 @@
 Prints a table (claim | paper | measured | holds) and writes a JSON result that
 `tools/collect.py` gathers into docs/reproductions.md.
 
-    python reproduce.py [--full] [--json PATH]
+    python reproduce.py [--full | --quick] [--json PATH]
 
 Models: papershelf-tinylm's byte-level Llama pair (target 4 layers, draft 1 layer, trained on the
-Python standard library; cached after the first run). Prompts: held-out stdlib text.
+Python standard library; cached after the first run). Prompts: held-out stdlib text; 20 prompts
+(40 with ``--full``), and tokens per target call is reported as the mean over prompts with its
+standard error. ``--quick``: a tabular Markov pair instead of the LMs (torch-free, seconds; the
+smoke test), whose numbers say nothing about the paper.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
-import time
 from pathlib import Path
 
 import numpy as np
+
+from papershelf_harness import Claim, reproduce_main
 
 PACKAGE = "spectr-decode"
 PAPER = "SpecTr: Fast Speculative Decoding via Optimal Transport (NeurIPS 2023)"
@@ -39,9 +40,8 @@ def lp_guarantee(n_pairs: int, seed: int = 0) -> tuple[float, float]:
     return float(np.min(ratios)), float(np.mean(ratios))
 
 
-def lm_acceptance(target, draft, ks, n_seqs: int = 4, seq_len: int = 96) -> dict[int, float]:
-    """Mean one-step K-SEQ acceptance on held-out text positions of the tiny LM pair."""
-    import spectr_decode as sd
+def lm_distributions(target, draft, n_seqs: int = 4, seq_len: int = 96):
+    """Next-token distributions (p = draft, q = target) at held-out text positions of the pair."""
     import torch
 
     import papershelf_tinylm as tl
@@ -50,12 +50,18 @@ def lm_acceptance(target, draft, ks, n_seqs: int = 4, seq_len: int = 96) -> dict
     with torch.no_grad():
         q = torch.softmax(target(x).logits.double(), -1).reshape(-1, tl.VOCAB_SIZE).numpy()
         p = torch.softmax(draft(x).logits.double(), -1).reshape(-1, tl.VOCAB_SIZE).numpy()
-    p /= p.sum(1, keepdims=True)
-    q /= q.sum(1, keepdims=True)
+    return p / p.sum(1, keepdims=True), q / q.sum(1, keepdims=True)
+
+
+def mean_acceptance(p, q, ks) -> dict[int, float]:
+    """Mean one-step K-SEQ acceptance over the rows of ``p`` and ``q``."""
+    import spectr_decode as sd
+
     return {k: float(np.mean([sd.kseq_acceptance(pi, qi, k) for pi, qi in zip(p, q)])) for k in ks}
 
 
 def prompts(n: int, length: int = 48) -> list[list[int]]:
+    """``n`` held-out byte windows (fixed seed), each after a BOS token."""
     import papershelf_tinylm as tl
 
     text = tl.corpus("heldout")
@@ -63,8 +69,26 @@ def prompts(n: int, length: int = 48) -> list[list[int]]:
     return [[tl.BOS_ID, *text[s : s + length].tolist()] for s in starts]
 
 
-def decode_runs(target, draft, configs, n_prompts: int, max_new: int, temperature: float = 1.0):
-    """Per config: block efficiency, tokens/s, target/draft seconds per call (all prompts pooled)."""
+def markov_pair(vocab: int = 16):
+    """The --quick test bed: a peaky tabular target and a draft half-way to a random table."""
+    import spectr_decode as sd
+
+    rng = np.random.default_rng(0)
+    t = rng.dirichlet(np.full(vocab, 0.3), size=vocab)
+    d = 0.5 * t + 0.5 * rng.dirichlet(np.ones(vocab), size=vocab)
+    return sd.MarkovLM(t), sd.MarkovLM(d / d.sum(1, keepdims=True))
+
+
+def mean_se(values) -> tuple[float, float]:
+    """Mean and standard error of the mean (0 for a single value)."""
+    v = np.asarray(values, dtype=float)
+    se = float(v.std(ddof=1) / math.sqrt(v.size)) if v.size > 1 else 0.0
+    return float(v.mean()), se
+
+
+def decode_runs(target, draft, configs, prompt_list, max_new: int, temperature: float = 1.0):
+    """Per config: tokens per target call (pooled, and per prompt with mean and standard error),
+    tokens/s, target/draft seconds per call, acceptance and surviving drafts per position."""
     import spectr_decode as sd
 
     out = {}
@@ -73,14 +97,15 @@ def decode_runs(target, draft, configs, n_prompts: int, max_new: int, temperatur
         acc = reach = surv = 0
         wall = ttime = dtime = 0.0
         emitted = 0
-        for i, pr in enumerate(prompts(n_prompts)):
+        per_prompt = []
+        for i, pr in enumerate(prompt_list):
             if k == 0:
-                toks, st = sd.autoregressive_generate(
-                    target, pr, max_new, temperature=temperature, seed=i
+                _, st = sd.autoregressive_generate(
+                    target, pr, max_new, temperature=temperature, rng=i
                 )
             else:
-                toks, st = sd.spectr_generate(
-                    target, draft, pr, max_new, k=k, L=L, temperature=temperature, seed=i
+                _, st = sd.spectr_generate(
+                    target, draft, pr, max_new, k=k, L=L, temperature=temperature, rng=i
                 )
             tok += st.new_tokens
             if k:
@@ -88,13 +113,18 @@ def decode_runs(target, draft, configs, n_prompts: int, max_new: int, temperatur
             emitted += sum(st.emitted)
             calls += st.target_calls
             dcalls += st.draft_calls
-            wall += st.wall_time
-            ttime += st.target_time
-            dtime += st.draft_time
+            wall += st.wall_time_s
+            ttime += st.target_time_s
+            dtime += st.draft_time_s
+            per_prompt.append(st.tokens_per_call)
+        mean, se = mean_se(per_prompt)
         out[name] = {
             "k": k,
             "L": L,
-            "block_efficiency": emitted / calls,
+            "tokens_per_call": emitted / calls,
+            "tokens_per_call_mean": mean,
+            "tokens_per_call_se": se,
+            "tokens_per_call_by_prompt": per_prompt,
             "tokens_per_s": tok / wall,
             "target_s_per_call": ttime / calls,
             "draft_s_per_call": dtime / dcalls if dcalls else 0.0,
@@ -110,140 +140,156 @@ def cost_model_speedup(be: float, L: int, c: float = DRAFT_COST_RATIO) -> float:
     return be / (1.0 + L * c) if L else 1.0
 
 
-def claims(full: bool) -> list[dict]:
-    """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
+DETAILS: dict = {}  # per-configuration numbers behind the claims, stored under "details"
+
+
+def claims(args) -> list[Claim]:
+    """The claims at the scale ``args`` asks for (``--full``, default, ``--quick``)."""
     import spectr_decode as sd
-    import torch
 
-    import papershelf_tinylm as tl
-
-    torch.set_num_threads(2)
+    full, quick = args.full, args.quick
     rows = []
-    worst, mean = lp_guarantee(40 if full else 10)
+    n_lp = 40 if full else (2 if quick else 10)
+    worst, mean = lp_guarantee(n_lp)
     rows.append(
-        {
-            "claim": "K-SEQ acceptance >= (1-1/e) x LP optimum (Thm 3)",
-            "paper": ">= 0.632",
-            "measured": f"worst {worst:.3f}, mean {mean:.3f}",
-            "holds": bool(worst >= 1 - 1 / math.e - 1e-9),
-            "note": f"{6 * (40 if full else 10)} Dirichlet(0.5) pairs, V in 3..5, k in 2..3; exact LP (HiGHS)",
-        }
+        Claim(
+            claim="K-SEQ acceptance >= (1-1/e) x LP optimum (Thm 3)",
+            paper=">= 0.632",
+            measured=f"worst {worst:.3f}, mean {mean:.3f}",
+            holds=bool(worst >= 1 - 1 / math.e - 1e-9),
+            note=f"{6 * n_lp} Dirichlet(0.5) pairs, V in 3..5, k in 2..3; exact LP (HiGHS)",
+        )
     )
 
-    target, draft, _ = tl.load_pair(seed=0)
-    acc = lm_acceptance(target, draft, (1, 2, 4, 8), n_seqs=8 if full else 3)
+    if quick:
+        target, draft = markov_pair()
+        p, q = draft.table, target.table
+        bed = "tabular Markov pair, V=16 (--quick)"
+        prompt_list = [[i % 16] for i in range(4)]
+        max_new = 32
+    else:
+        import torch
+
+        import papershelf_tinylm as tl
+
+        torch.set_num_threads(2)
+        target, draft, _ = tl.load_pair(seed=0)
+        p, q = lm_distributions(target, draft, n_seqs=8 if full else 3)
+        bed = "tiny LM pair"
+        prompt_list = prompts(40 if full else 20)
+        max_new = 128 if full else 64
+    acc = mean_acceptance(p, q, (1, 2, 4, 8))
     mono = all(acc[a] <= acc[b] + 1e-12 for a, b in zip((1, 2, 4), (2, 4, 8)))
     rows.append(
-        {
-            "claim": "one-step acceptance rises with k (tiny LM pair)",
-            "paper": "rises with k",
-            "measured": " / ".join(f"k={k}: {v:.3f}" for k, v in acc.items()),
-            "holds": bool(mono and acc[8] > acc[1]),
-            "note": "closed form 1-(1-beta(rho*))^k averaged over held-out positions, temperature 1",
-        }
+        Claim(
+            claim=f"one-step acceptance rises with k ({bed})",
+            paper="rises with k",
+            measured=" / ".join(f"k={k}: {v:.3f}" for k, v in acc.items()),
+            holds=bool(mono and acc[8] > acc[1]),
+            note="closed form 1-(1-beta(rho*))^k averaged over held-out positions, temperature 1",
+        )
     )
 
     ks = (1, 2, 4, 8) if full else (1, 2, 4)
     Ls = (2, 4, 6) if full else (2, 4)
     configs = [("autoregressive", 0, 0)] + [(f"k={k},L={L}", k, L) for L in Ls for k in ks]
-    res = decode_runs(
-        target, draft, configs, n_prompts=8 if full else 5, max_new=128 if full else 64
-    )
+    res = decode_runs(target, draft, configs, prompt_list, max_new)
     ar = res["autoregressive"]
     ratios = {}
     for L in Ls:
         spec_L = res[f"k=1,L={L}"]
-        best_L = max(
-            (res[f"k={k},L={L}"] for k in ks if k > 1), key=lambda r: r["block_efficiency"]
+        best_L = max((res[f"k={k},L={L}"] for k in ks if k > 1), key=lambda r: r["tokens_per_call"])
+        # paired by prompt: the gain of the best k over k = 1 and its standard error
+        diff = np.subtract(best_L["tokens_per_call_by_prompt"], spec_L["tokens_per_call_by_prompt"])
+        gain, se = mean_se(diff)
+        ratios[L] = (
+            best_L["tokens_per_call"] / spec_L["tokens_per_call"],
+            best_L,
+            spec_L,
+            gain,
+            se,
         )
-        ratios[L] = (best_L["block_efficiency"] / spec_L["block_efficiency"], best_L, spec_L)
     L = max(ratios, key=lambda l: ratios[l][0])
-    _, best, spec = ratios[L]
+    _, best, spec, _, _ = ratios[L]
+    n_p = len(prompt_list)
     rows.append(
-        {
-            "claim": "SpecTr vs speculative decoding, tokens per target call",
-            "paper": "1.37x (wall)",
-            "measured": " / ".join(
-                f"L={l}: {r[0]:.2f}x (k={r[1]['k']})" for l, r in ratios.items()
+        Claim(
+            claim="SpecTr vs speculative decoding, tokens per target call",
+            paper="1.37x (wall)",
+            measured=" / ".join(
+                f"L={l}: {r[0]:.2f}x (k={r[1]['k']}, +{r[3]:.2f}±{r[4]:.2f})"
+                for l, r in ratios.items()
             ),
-            "holds": bool(all(r[0] > 1.0 for r in ratios.values())),
-            "note": "block efficiency ratio, best k>1 vs k=1 at the same L, temperature 1; the paper's 1.37x "
-            "is wall-clock with PaLM-2 models. Few drafts survive a position here (high-entropy byte draft), "
-            "so the gain is mostly at the first position",
-        }
+            holds=bool(all(r[3] > 2 * r[4] for r in ratios.values())),
+            note=f"{bed}, {n_p} prompts x {max_new} tokens, temperature 1: tokens per call of the "
+            "best k>1 over k=1 at the same L; +gain ± standard error over prompts (paired); holds "
+            "if every gain exceeds 2 SE. The paper's 1.37x is wall-clock with PaLM-2 models",
+        )
     )
-    cm_ar = cost_model_speedup(best["block_efficiency"], L)
-    cm_spec = cm_ar / cost_model_speedup(spec["block_efficiency"], L)
+    cm_ar = cost_model_speedup(best["tokens_per_call"], L)
+    cm_spec = cm_ar / cost_model_speedup(spec["tokens_per_call"], L)
     rows.append(
-        {
-            "claim": "SpecTr speed-up over autoregressive (cost model)",
-            "paper": "2.13x",
-            "measured": f"{cm_ar:.2f}x (vs spec. {cm_spec:.2f}x)",
-            "holds": None,
-            "note": f"target pass cost independent of batch, draft step = {DRAFT_COST_RATIO} target pass; not a measurement",
-        }
+        Claim(
+            claim="SpecTr speed-up over autoregressive (cost model)",
+            paper="2.13x",
+            measured=f"{cm_ar:.2f}x (vs spec. {cm_spec:.2f}x)",
+            holds=None,
+            note=f"target pass cost independent of batch, draft step = {DRAFT_COST_RATIO} target "
+            "pass; not a measurement",
+        )
     )
     wall_ar = best["tokens_per_s"] / ar["tokens_per_s"]
     wall_spec = best["tokens_per_s"] / spec["tokens_per_s"]
     rows.append(
-        {
-            "claim": "SpecTr wall-clock speed-up over autoregressive (2-core CPU)",
-            "paper": "2.13x",
-            "measured": f"{wall_ar:.2f}x (vs spec. {wall_spec:.2f}x)",
-            "holds": bool(wall_ar > 1.0),
-            "note": "tiny target (0.9M params): a batched target pass costs "
+        Claim(
+            claim="SpecTr wall-clock speed-up over autoregressive (2-core CPU)",
+            paper="2.13x",
+            measured=f"{wall_ar:.2f}x (vs spec. {wall_spec:.2f}x)",
+            holds=bool(wall_ar > 1.0),
+            note=f"{bed}: a batched target pass costs "
             f"{best['target_s_per_call'] / ar['target_s_per_call']:.1f}x an AR step and a draft step "
-            f"{best['draft_s_per_call'] / ar['target_s_per_call']:.2f}x, so CPU wall-clock cannot show the paper's gain",
-        }
+            f"{best['draft_s_per_call'] / ar['target_s_per_call']:.2f}x, so CPU wall-clock cannot "
+            "show the paper's gain",
+        )
     )
-    # exactness at temperature 0 on the trained pair
-    pr = prompts(1)[0]
+    pr = prompt_list[0]
     g, _ = sd.spectr_generate(target, draft, pr, 48, k=4, L=4, temperature=0)
     a, _ = sd.autoregressive_generate(target, pr, 48, temperature=0)
     rows.append(
-        {
-            "claim": "greedy SpecTr output = target greedy decoding",
-            "paper": "identical",
-            "measured": "identical" if g.tolist() == a.tolist() else "differs",
-            "holds": bool(g.tolist() == a.tolist()),
-            "note": "48 tokens, k=4, L=4 on the trained pair",
-        }
+        Claim(
+            claim="greedy SpecTr output = target greedy decoding",
+            paper="identical",
+            measured="identical" if g.tolist() == a.tolist() else "differs",
+            holds=bool(g.tolist() == a.tolist()),
+            note=f"48 tokens, k=4, L=4 on the {bed}",
+        )
     )
     print("decoding runs (per config):")
     for name, r in res.items():
         print(
-            f"  {name:16s} block eff {r['block_efficiency']:.2f}  {r['tokens_per_s']:7.1f} tok/s  "
-            f"target {1e3 * r['target_s_per_call']:.1f} ms/call  draft {1e3 * r['draft_s_per_call']:.1f} ms/call  "
-            f"accept/pos {np.round(r['accept_per_position'], 2).tolist()}  "
-            f"drafts alive/pos {np.round(r['survivors_per_position'], 2).tolist()}"
+            f"  {name:16s} tokens/call {r['tokens_per_call_mean']:.2f} ± {r['tokens_per_call_se']:.2f}"
+            f"  {r['tokens_per_s']:7.1f} tok/s  target {1e3 * r['target_s_per_call']:.1f} ms/call"
+            f"  draft {1e3 * r['draft_s_per_call']:.1f} ms/call"
+            f"  accept/pos {np.round(r['accept_per_position'], 2).tolist()}"
+            f"  drafts alive/pos {np.round(r['survivors_per_position'], 2).tolist()}"
         )
-    claims.details = res  # type: ignore[attr-defined]
+    print()
+    DETAILS.clear()
+    DETAILS.update(res)
     return rows
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="paper-scale version (slow)")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':60s} {'paper':>16s} {'measured':>16s} holds")
-    for r in rows:
-        print(f"{r['claim'][:60]:60s} {r['paper']:>16s} {r['measured']:>16s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-        "details": getattr(claims, "details", {}),
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        quick=True,
+        details=lambda args: DETAILS,
+        default_json=Path(__file__).with_name("reproduce.json"),
+    )
 
 
 if __name__ == "__main__":

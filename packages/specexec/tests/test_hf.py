@@ -138,7 +138,8 @@ def test_hf_two_token_distribution_is_target():
     prompt = [1, 4, 2]
     temp, top_p = 0.8, 0.9
     with torch.no_grad():
-        q1 = sx.warp_probs(fresh_next_logits(target, prompt).double().numpy(), temperature=temp, top_p=top_p
+        q1 = sx.warp_probs(
+            fresh_next_logits(target, prompt).double().numpy(), temperature=temp, top_p=top_p
         )
         joint = np.zeros((5, 5))
         for a in range(5):

@@ -62,7 +62,9 @@ def test_joint_of_first_two_tokens_is_target(temperature, top_p):
     for _ in range(30_000):
         a, b = passes.first_tokens(prompt, 2, rng, temperature=temperature, top_p=top_p)
         counts[a, b] += 1
-    p, stat = chi2_pvalue(counts, target.joint_probs(prompt, 2, temperature=temperature, top_p=top_p))
+    p, stat = chi2_pvalue(
+        counts, target.joint_probs(prompt, 2, temperature=temperature, top_p=top_p)
+    )
     assert p > 1e-3, (stat, p)
 
 
@@ -113,7 +115,9 @@ def test_joint_of_first_two_tokens_end_to_end(temperature, top_p):
             target, draft, [1, 3], 2, budget=8, temperature=temperature, top_p=top_p, rng=s
         )
         counts[t[0], t[1]] += 1
-    p, stat = chi2_pvalue(counts, target.joint_probs([1, 3], 2, temperature=temperature, top_p=top_p))
+    p, stat = chi2_pvalue(
+        counts, target.joint_probs([1, 3], 2, temperature=temperature, top_p=top_p)
+    )
     assert p > 1e-3, (stat, p)
 
 
@@ -210,4 +214,6 @@ def test_warp_probs_matches_hf_top_p():
         if top_p < 1:
             x = TopPLogitsWarper(top_p)(None, x)
         ref = torch.softmax(x, -1).numpy()
-        np.testing.assert_allclose(sx.warp_probs(logits, temperature=temp, top_p=top_p), ref, atol=1e-12)
+        np.testing.assert_allclose(
+            sx.warp_probs(logits, temperature=temp, top_p=top_p), ref, atol=1e-12
+        )

@@ -79,9 +79,7 @@ def test_first_position_acceptance_matches_kseq_closed_form():
     tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
     n, k = 1000, 3
     rng = np.random.default_rng(0)
-    acc = [
-        sd.spectr_generate(tgt, drf, [2], 1, k=k, L=1, rng=rng)[1].accepted[0] for _ in range(n)
-    ]
+    acc = [sd.spectr_generate(tgt, drf, [2], 1, k=k, L=1, rng=rng)[1].accepted[0] for _ in range(n)]
     a = sd.kseq_acceptance(D[2], T[2], k)
     assert abs(np.mean(acc) - a) < 4 * math.sqrt(a * (1 - a) / n)
 
@@ -139,12 +137,20 @@ def test_warp_refuses_negative_temperature_and_zero_top_p():
     for bad in (-0.5, -1e-9, float("nan"), float("inf")):
         assert_rejects(ValueError, "temperature", sd.warp, lp, temperature=bad)
         assert_rejects(
-            ValueError, "temperature", sd.spectr_generate, sd.MarkovLM(T), sd.MarkovLM(D), [0], 3,
+            ValueError,
+            "temperature",
+            sd.spectr_generate,
+            sd.MarkovLM(T),
+            sd.MarkovLM(D),
+            [0],
+            3,
             temperature=bad,
         )
     for bad in (0.0, -0.2, 1.5, float("nan")):
         assert_rejects(ValueError, "top_p", sd.warp, lp, top_p=bad)
-        assert_rejects(ValueError, "top_p", sd.autoregressive_generate, sd.MarkovLM(T), [0], 3, top_p=bad)
+        assert_rejects(
+            ValueError, "top_p", sd.autoregressive_generate, sd.MarkovLM(T), [0], 3, top_p=bad
+        )
     assert_rejects(ValueError, "logprobs", sd.warp, [np.nan, 0.0])
     assert_rejects(ValueError, "logprobs", sd.warp, [-np.inf, -np.inf])
 

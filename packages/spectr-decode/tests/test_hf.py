@@ -156,7 +156,11 @@ def _windowed(kind, layers, seed, window=8):
     )
     mixed = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
     if kind == "mistral":
-        cfg, cls, attn = transformers.MistralConfig(**common), transformers.MistralForCausalLM, "sdpa"
+        cfg, cls, attn = (
+            transformers.MistralConfig(**common),
+            transformers.MistralForCausalLM,
+            "sdpa",
+        )
     elif kind == "gemma2":
         cfg = transformers.Gemma2Config(head_dim=8, layer_types=mixed, **common)
         cls, attn = transformers.Gemma2ForCausalLM, "eager"

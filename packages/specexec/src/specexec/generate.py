@@ -22,7 +22,7 @@ import numpy as np
 from ._checks import check_array, check_float, check_int, check_rng, check_tensor
 from .models import make_session
 from .sampling import _warp_probs, check_sampling_args, draw, row_to_numpy, sample_index
-from .tree import ROOT, BuildStats, DraftTree, build_tree, validate_tree
+from .tree import ROOT, BuildStats, DraftTree, build_tree, check_tree_options, validate_tree
 
 
 def _as_prompt(input_ids) -> list[int]:
@@ -209,6 +209,9 @@ def specexec_generate(
         max_new_tokens, temperature, top_p, rng, eos_token_id
     )
     budget = check_int(budget, "budget", minimum=1)
+    max_depth, max_expand, branch_width, decay, min_logprob = check_tree_options(
+        max_depth, max_expand, branch_width, decay, min_logprob
+    )
     draft_temperature = check_float(
         draft_temperature, "draft_temperature", minimum=0.0, min_inclusive=False
     )

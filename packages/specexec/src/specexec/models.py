@@ -48,7 +48,9 @@ def prune_cache(cache, keep) -> None:
     keep = check_array(keep, "keep", ndim=1, dtype="int", allow_empty=True).astype(np.int64)
     n = cache_length(cache) if hasattr(cache, "get_seq_length") else None
     if keep.size and (keep.min() < 0 or (n is not None and keep.max() >= n)):
-        raise ValueError(f"keep must hold cache positions in [0, {n}), got {keep.min()}..{keep.max()}")
+        raise ValueError(
+            f"keep must hold cache positions in [0, {n}), got {keep.min()}..{keep.max()}"
+        )
     layers = getattr(cache, "layers", None)
     if layers is not None:
         for layer in layers:
@@ -132,7 +134,12 @@ class CallableSession(LMSession):
         return lp
 
     def vocab_size(self) -> int:
-        """V from the root's row (computed once and reused by the next :meth:`score`)."""
+        """V: the model's integer ``vocab_size`` attribute if it has one (no call, so the prompt
+        is checked against it before the model sees it), else the width of the root's row
+        (computed once and reused by the next :meth:`score`)."""
+        v = getattr(self.model, "vocab_size", None)
+        if isinstance(v, int | np.integer) and not isinstance(v, bool):
+            return int(v)
         if self._root is None or self._root[0] != len(self.seq):
             row = self._call(np.asarray([self.seq], dtype=np.int64))[0]
             self._root = (len(self.seq), row)

@@ -53,7 +53,9 @@ class MarkovLM:
         ``rng``: an int seed, a ``numpy.random.Generator`` or ``None``."""
         vocab_size = check_int(vocab_size, "vocab_size", minimum=2)
         order = check_int(order, "order", minimum=1)
-        concentration = check_float(concentration, "concentration", minimum=0.0, min_inclusive=False)
+        concentration = check_float(
+            concentration, "concentration", minimum=0.0, min_inclusive=False
+        )
         rng = check_rng(rng)
         shape = (vocab_size,) * order
         p = rng.dirichlet(np.full(vocab_size, concentration), size=shape)

@@ -234,6 +234,18 @@ def _log_softmax_rows(x):
     return x - m - np.log(np.exp(x - m).sum(axis=1, keepdims=True))
 
 
+def check_tree_options(max_depth, max_expand, branch_width, decay, min_logprob):
+    """The tree-construction options of :func:`build_tree`, checked and normalised."""
+    max_depth = check_int(max_depth, "max_depth", minimum=1)
+    max_expand = check_int(max_expand, "max_expand", minimum=1)
+    branch_width = check_int(branch_width, "branch_width", minimum=1)
+    decay = check_float(decay, "decay", minimum=0.0, maximum=1.0, min_inclusive=False)
+    min_logprob = check_float(min_logprob, "min_logprob", finite=False)
+    if min_logprob == math.inf:
+        raise ValueError("min_logprob must be < inf (no node could enter), got inf")
+    return max_depth, max_expand, branch_width, decay, min_logprob
+
+
 @dataclass
 class BuildStats:
     """What one tree construction cost: draft forward calls and tokens fed to the draft."""
@@ -289,13 +301,9 @@ def build_tree(
     check_callable(draft_logprobs_fn, "draft_logprobs_fn")
     prefix = check_array(prefix, "prefix", ndim=1, dtype="int")
     budget = check_int(budget, "budget", minimum=1)
-    max_depth = check_int(max_depth, "max_depth", minimum=1)
-    max_expand = check_int(max_expand, "max_expand", minimum=1)
-    branch_width = check_int(branch_width, "branch_width", minimum=1)
-    decay = check_float(decay, "decay", minimum=0.0, maximum=1.0, min_inclusive=False)
-    min_logprob = check_float(min_logprob, "min_logprob", finite=False)
-    if min_logprob == math.inf:
-        raise ValueError("min_logprob must be < inf (no node could enter), got inf")
+    max_depth, max_expand, branch_width, decay, min_logprob = check_tree_options(
+        max_depth, max_expand, branch_width, decay, min_logprob
+    )
     log_decay = math.log(decay)
     if stats is None:
         stats = BuildStats()

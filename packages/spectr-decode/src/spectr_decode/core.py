@@ -129,7 +129,9 @@ def solve_rho(p, q, k: int, *, tol: float = 1e-10) -> float:
     """
     p, q = _check_pair(p, q)
     k = _check_k(k)
-    tol = check_float(tol, "tol", minimum=0.0, maximum=1.0, min_inclusive=False, max_inclusive=False)
+    tol = check_float(
+        tol, "tol", minimum=0.0, maximum=1.0, min_inclusive=False, max_inclusive=False
+    )
     return _solve_rho(p, q, k, tol)
 
 
