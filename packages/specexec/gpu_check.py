@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "papershelf-harness
 
 import numpy as np
 import torch
+
 from papershelf_harness import describe_machine, timeit_ms
 
 DEV = "cuda"

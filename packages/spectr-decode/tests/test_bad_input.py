@@ -5,6 +5,7 @@ import pytest
 import spectr_decode as sd
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from papershelf_harness.strategies import (
     bad_probabilities,
     non_finite_arrays,
