@@ -6,28 +6,15 @@ import pytest
 import torch
 
 from papershelf_kernels.neighborhood import na_forward, neighbor_indices, normalize_args
-from papershelf_kernels.neighborhood.testing import (
-    assert_close,
-    masked_attention,
-    oracle_mask,
-    random_problem,
-)
-
-MAXLEN = {1: 20, 2: 8, 3: 5}
+from papershelf_kernels.neighborhood.testing import assert_close, oracle_case
 
 
 @pytest.mark.parametrize("seed", range(12))
 def test_reference_and_tiled_match_oracle(seed):
     rng = random.Random(100 + seed)
     n = 1 + seed % 3
-    shape, ks, st, di, ca = random_problem(rng, n, MAXLEN[n])
-    mask = oracle_mask(shape, ks, st, di, ca)
-    g = torch.Generator().manual_seed(seed)
-    Hkv = rng.choice([1, 2])
-    q = torch.randn(2, *shape, 2, 8, generator=g, dtype=torch.float64)
-    k = torch.randn(2, *shape, Hkv, 8, generator=g, dtype=torch.float64)
-    v = torch.randn(2, *shape, Hkv, 6, generator=g, dtype=torch.float64)
-    want, want_lse = masked_attention(q, k, v, mask)
+    q, k, v, problem, want, want_lse = oracle_case(rng, n, torch.Generator().manual_seed(seed))
+    shape, ks, st, di, ca = problem
     for backend in ("reference", "tiled"):
         out, lse = na_forward(q, k, v, ks, st, di, ca, backend=backend)
         assert_close(out, want, 1e-12, msg=backend)

@@ -21,13 +21,24 @@ Backends (``backend="auto"`` takes the first that can run the problem):
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
-from .._dispatch import Backend, has_triton, select, triton_device_reasons
+from .._dispatch import Backend, select, triton_device_reasons
 from ._torch import attention_colsum_torch
-from .reference import attention_colsum_reference
+from .inputs import ColsumInputs
+from .reference import _reference, attention_colsum_reference
 
-__all__ = ["ATOL", "RTOL", "BACKENDS", "attention_colsum", "attention_colsum_reference"]
+__all__ = [
+    "ATOL",
+    "BACKENDS",
+    "RTOL",
+    "ColsumInputs",
+    "ColsumOutput",
+    "attention_colsum",
+    "attention_colsum_reference",
+]
 
 # Tolerances of the Triton / torch paths against the float32 reference, per input dtype
 # (outputs; column sums are sums of at most Lq probabilities, compared with the same rtol and
@@ -38,71 +49,17 @@ RTOL = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 3e-2, torch.fl
 _FLOATS = (torch.float16, torch.bfloat16, torch.float32)
 
 
-def _validate(q, k, v, attn_mask, causal, scale) -> None:
-    for name, t in (("q", q), ("k", k), ("v", v)):
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(
-                f"attention_colsum: {name} must be a torch.Tensor, got {type(t).__name__}"
-            )
-        if t.ndim != 4:
-            raise ValueError(
-                f"attention_colsum: {name} must be 4-D (B, heads, L, D), got shape {tuple(t.shape)}"
-            )
-        if t.dtype not in (*_FLOATS, torch.float64):
-            raise TypeError(
-                f"attention_colsum: {name} must be float16/bfloat16/float32, got {t.dtype}"
-            )
-    if not (q.dtype == k.dtype == v.dtype):
-        raise TypeError(f"attention_colsum: q, k, v dtypes differ: {q.dtype}, {k.dtype}, {v.dtype}")
-    B, H, Lq, D = q.shape
-    if k.shape[0] != B or v.shape[0] != B:
-        raise ValueError(
-            f"attention_colsum: batch sizes differ: q {B}, k {k.shape[0]}, v {v.shape[0]}"
-        )
-    if k.shape[3] != D:
-        raise ValueError(f"attention_colsum: k head dim {k.shape[3]} != q head dim {D}")
-    if k.shape[1] != v.shape[1] or k.shape[2] != v.shape[2]:
-        raise ValueError(
-            f"attention_colsum: k {tuple(k.shape)} and v {tuple(v.shape)} disagree on (heads, length)"
-        )
-    Hkv = k.shape[1]
-    if Hkv == 0 or H % Hkv:
-        raise ValueError(
-            f"attention_colsum: query heads ({H}) must be a multiple of key/value heads ({Hkv})"
-        )
-    if min(B, H, D) == 0 or k.shape[2] == 0:
-        raise ValueError(f"attention_colsum: empty input (q {tuple(q.shape)}, k {tuple(k.shape)})")
-    if not isinstance(causal, bool):
-        raise TypeError(f"attention_colsum: causal must be a bool, got {type(causal).__name__}")
-    if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
-        raise ValueError(f"attention_colsum: scale must be a positive number, got {scale!r}")
-    if attn_mask is not None:
-        if not isinstance(attn_mask, torch.Tensor):
-            raise TypeError("attention_colsum: attn_mask must be a torch.Tensor or None")
-        if attn_mask.ndim != 4:
-            raise ValueError(
-                f"attention_colsum: attn_mask must be 4-D (B|1, 1|Hkv|H, Lq|1, Lk), got {tuple(attn_mask.shape)}"
-            )
-        Bm, Hm, Lqm, Lkm = attn_mask.shape
-        Lk = k.shape[2]
-        if Bm not in (1, B) or Hm not in (1, Hkv, H) or Lqm not in (1, Lq) or Lkm != Lk:
-            raise ValueError(
-                f"attention_colsum: attn_mask shape {tuple(attn_mask.shape)} does not fit "
-                f"(B|1, 1|Hkv|H, Lq|1, Lk) = ({B}|1, 1|{Hkv}|{H}, {Lq}|1, {Lk})"
-            )
-        if attn_mask.dtype != torch.bool and not attn_mask.is_floating_point():
-            raise TypeError(
-                f"attention_colsum: attn_mask must be bool or floating point, got {attn_mask.dtype}"
-            )
-        if attn_mask.device != q.device:
-            raise ValueError(
-                f"attention_colsum: attn_mask is on {attn_mask.device}, q on {q.device}"
-            )
-        if attn_mask.is_floating_point() and torch.isnan(attn_mask).any():
-            raise ValueError("attention_colsum: attn_mask contains NaN")
+class ColsumOutput(NamedTuple):
+    """What :func:`attention_colsum` returns; unpacks as ``out, colsum = attention_colsum(...)``."""
+
+    out: torch.Tensor
+    """(B, H, Lq, Dv) attention output in the input dtype."""
+    colsum: torch.Tensor
+    """(B, H, Lk) float32: per query head, each key's probability summed over the query rows."""
 
 
-def _triton_reasons(q, k, v, *, attn_mask=None, causal=False, scale=None) -> list[str]:
+def _triton_reasons(inp: ColsumInputs) -> list[str]:
+    q, k, v = inp.q, inp.k, inp.v
     reasons = triton_device_reasons(q, k, v)
     if q.dtype not in _FLOATS:
         reasons.append(f"dtype {q.dtype} (float16/bfloat16/float32 only)")
@@ -113,20 +70,28 @@ def _triton_reasons(q, k, v, *, attn_mask=None, causal=False, scale=None) -> lis
     return reasons
 
 
-def _always(*args, **kwargs) -> list[str]:
+def _always(inp: ColsumInputs) -> list[str]:
     return []
 
 
-def _triton_fn(*args, **kwargs):
+def _triton_fn(inp: ColsumInputs) -> ColsumOutput:
     from ._triton import attention_colsum_triton
 
-    return attention_colsum_triton(*args, **kwargs)
+    return ColsumOutput(*attention_colsum_triton(inp.q, inp.k, inp.v, **inp.kwargs))
+
+
+def _torch_fn(inp: ColsumInputs) -> ColsumOutput:
+    return ColsumOutput(*attention_colsum_torch(inp.q, inp.k, inp.v, **inp.kwargs))
+
+
+def _reference_fn(inp: ColsumInputs) -> ColsumOutput:
+    return ColsumOutput(*_reference(inp))
 
 
 BACKENDS = [
     Backend("triton", _triton_fn, _triton_reasons),
-    Backend("torch", attention_colsum_torch, _always),
-    Backend("reference", attention_colsum_reference, _always),
+    Backend("torch", _torch_fn, _always),
+    Backend("reference", _reference_fn, _always),
 ]
 
 
@@ -139,11 +104,16 @@ def attention_colsum(
     causal: bool = False,
     scale: float | None = None,
     backend: str = "auto",
-) -> tuple[torch.Tensor, torch.Tensor]:
+) -> ColsumOutput:
     """Softmax attention plus the per-key probability mass summed over query rows, per head.
 
+    Every argument is checked once, by :class:`ColsumInputs`, for every backend: a wrong type
+    (a non-tensor, an integer/bool tensor, a non-bool ``causal``) is a ``TypeError`` naming it; a
+    wrong shape, an empty tensor, NaN/inf (CPU tensors; CUDA tensors are not scanned) or a
+    non-positive ``scale`` is a ``ValueError`` naming it.
+
     Args:
-        q: (B, H, Lq, D) queries, float16 / bfloat16 / float32.
+        q: (B, H, Lq, D) queries, float16 / bfloat16 / float32 (float64: torch/reference).
         k: (B, Hkv, Lk, D) keys; ``H`` must be a multiple of ``Hkv`` (GQA / MQA).
         v: (B, Hkv, Lk, Dv) values.
         attn_mask: optional 4-D mask of shape (B|1, 1|Hkv|H, Lq|1, Lk): boolean (True = may
@@ -151,11 +121,12 @@ def attention_colsum(
             query head of the group. Rows with no allowed key give zeros.
         causal: bottom-right aligned causal masking (query row i sees keys j <= Lk - Lq + i, the
             KV-cache convention); combined with ``attn_mask`` when both are given.
-        scale: softmax scale, default ``D ** -0.5``.
+        scale: softmax scale (> 0), default ``D ** -0.5``.
         backend: "auto" | "triton" | "torch" | "reference".
 
     Returns:
-        ``(out, colsum)``: out (B, H, Lq, Dv) in the input dtype; colsum (B, H, Lk) float32.
+        ``ColsumOutput(out, colsum)``: out (B, H, Lq, Dv) in the input dtype; colsum (B, H, Lk)
+        float32.
 
     >>> q, k, v = torch.randn(1, 4, 3, 8), torch.randn(1, 2, 5, 8), torch.randn(1, 2, 5, 8)
     >>> out, colsum = attention_colsum(q, k, v, causal=True)
@@ -164,21 +135,5 @@ def attention_colsum(
     >>> torch.allclose(colsum.sum(-1), torch.full((1, 4), 3.0))  # each row's mass is 1
     True
     """
-    _validate(q, k, v, attn_mask, causal, scale)
-    b = select(
-        "attention_colsum",
-        BACKENDS,
-        backend,
-        q,
-        k,
-        v,
-        attn_mask=attn_mask,
-        causal=causal,
-        scale=scale,
-    )
-    return b.fn(q, k, v, attn_mask=attn_mask, causal=causal, scale=scale)
-
-
-def has_triton_backend() -> bool:
-    """True when the Triton backend can be imported at all."""
-    return has_triton()
+    inp = ColsumInputs(q, k, v, attn_mask=attn_mask, causal=causal, scale=scale)
+    return select("attention_colsum", BACKENDS, backend, inp).fn(inp)

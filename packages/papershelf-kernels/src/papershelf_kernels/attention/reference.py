@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import torch
 
+from .inputs import ColsumInputs
+
 
 def allowed_mask(
     q_len: int,
@@ -71,10 +73,15 @@ def attention_colsum_reference(
         ``(out, colsum)``: out (B, H, Lq, Dv) in ``q.dtype``; colsum (B, H, Lk) float32. Rows
         with no allowed key give a zero output and add nothing to the column sums.
     """
+    return _reference(ColsumInputs(q, k, v, attn_mask=attn_mask, causal=causal, scale=scale))
+
+
+def _reference(inp: ColsumInputs) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`attention_colsum_reference` of validated :class:`ColsumInputs` (the backend)."""
+    q, k, v, attn_mask, causal, scale = inp.q, inp.k, inp.v, inp.attn_mask, inp.causal, inp.scale
     B, H, Lq, D = q.shape
     Hkv, Lk = k.shape[1], k.shape[2]
     G = H // Hkv
-    scale = D**-0.5 if scale is None else scale
     acc = torch.float64 if q.dtype == torch.float64 else torch.float32
     kk = k.to(acc).repeat_interleave(G, dim=1)  # (B, H, Lk, D)
     vv = v.to(acc).repeat_interleave(G, dim=1)  # (B, H, Lk, Dv)

@@ -17,6 +17,31 @@ Sec. 4 (fused NA). Every problem is handled as 3-D (missing leading axes have le
 
 The ops are registered with ``torch.library`` (``papershelf_kernels::na_fwd`` / ``na_bwd``), so
 ``torch.compile`` traces through them without graph breaks.
+
+Legend of the kernel symbols (every problem is padded to 3 axes; a suffix 1..3 is the axis):
+
+* ``HEAD_D``: the head dim of q/k/v (``D`` in the launchers and the docs); ``BLOCK_D`` its
+  power-of-two padding (>= 16); ``d`` the lane index along it.
+* ``D1, D2, D3``: the DILATION per axis, not the head dim. ``g1..g3``: the program's dilation
+  group (0 <= g < D); ``lg1..lg3``: that group's length on the axis, ceil((L - g) / D).
+* ``L1..L3``: token-grid extents (a missing leading axis has length 1 and stride 0).
+* ``K1..K3``, ``S1..S3``, ``C1..C3``: kernel size, stride, causal flag (constexpr) per axis.
+* ``H``, ``HKV``, ``G``: query heads, key/value heads, G = H // HKV query heads per KV head.
+* ``T1..T3``: the query tile (forward, dQ: BLOCK_M = T1*T2*T3 rows) or the KV tile (dK/dV:
+  BLOCK_N = T1*T2*T3 rows); ``NT1..NT3`` tiles per axis; ``t1..t3`` the program's tile.
+* ``i1..i3`` / ``c1..c3``: in-group query / key coordinates; the global ones are
+  ``x = g + D * i`` (queries) and ``kx = g + D * c`` (keys).
+* ``qs, qe``: a query's window [start, end) per axis; ``ws, we`` (``cs, ce`` in dK/dV): the window
+  all queries of the tile share; a chunk inside it needs no mask (``SKIP_FULL``).
+* ``lo, hi``: the box per axis. Forward and dQ: the tile's KV box, [start of its first query, end
+  of its last). dK/dV: the inverse neighbourhood, the queries whose windows reach the KV tile.
+* ``B2, B3``: the box extents hi2 - lo2 and hi3 - lo3 (axis 1: hi1 - lo1); ``total`` the box's
+  size. The box is walked flat, BLOCK_N keys (dK/dV: BLOCK_M queries) per step, and ``f`` is the
+  flat index decoded back to (c1, c2, c3) or (i1, i2, i3).
+* ``sqb, sq1..sq3, sqh``: strides (batch, axes, head) of Q (shared by dO and dQ); ``sk``, ``sv``,
+  ``so``, ``sl`` the same for K (dK), V (dV), O and the LSE (delta).
+* ``qk_scale``: scale * log2(e), scores in base 2 for exp2; the LSE is stored in natural log.
+* ``delta``: rowsum(dO * O) - dLSE per query and head (backward).
 """
 
 from __future__ import annotations
@@ -29,7 +54,6 @@ import torch
 from .._dispatch import has_triton
 
 LOG2E = 1.4426950408889634
-LN2 = 0.6931471805599453
 
 __all__ = ["na_triton"]
 
@@ -464,12 +488,8 @@ def _pad3(shape, vals, fill):
 
 
 def _strides5(x: torch.Tensor, n: int) -> list[int]:
-    """Strides (batch, axis1..3, head) of a [B, X.., H, D] tensor padded to 3 axes."""
-    st = list(x.stride())
-    return [st[0]] + [0] * (3 - n) + st[1 : 1 + n] + [st[1 + n]]
-
-
-def _lse_strides(x: torch.Tensor, n: int) -> list[int]:
+    """Strides (batch, axis1..3, head) of a [B, X.., H, D] tensor or a [B, X.., H] LSE, padded to
+    3 axes (a missing leading axis has stride 0)."""
     st = list(x.stride())
     return [st[0]] + [0] * (3 - n) + st[1 : 1 + n] + [st[1 + n]]
 
@@ -486,7 +506,8 @@ def _unpack(params: list[int]):
     return n, ks, st, di, ca, qt, kt, block_n
 
 
-def _grid_args(L, ks, st, di, ca, T):
+def _grid_args(L, ks, st, di, T):
+    """Tiles per axis for tile shape ``T``, and the per-axis scalars (L, K, S, D) of a launch."""
     nt = [math.ceil(math.ceil(L[a] / di[a]) / T[a]) for a in range(3)]
     axis = [*L, *ks, *st, *di]
     return nt, axis
@@ -499,11 +520,11 @@ def _fwd_impl(q, k, v, params: list[int], scale: float):
     L = _pad3(q.shape[1 : 1 + n], q.shape[1 : 1 + n], 1)
     out = torch.empty_like(q)
     lse = torch.empty(q.shape[:-1], device=q.device, dtype=torch.float32)
-    nt, axis = _grid_args(L, ks, st, di, ca, qt)
+    nt, axis = _grid_args(L, ks, st, di, qt)
     grid = (nt[0] * nt[1] * nt[2] * di[0] * di[1] * di[2], B * H)
     _fwd_kernel[grid](
         q, k, v, out, lse,
-        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_strides5(out, n), *_lse_strides(lse, n),
+        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_strides5(out, n), *_strides5(lse, n),
         *axis, *nt, H, H // Hkv, scale * LOG2E,
         T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
         BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=max(16, triton.next_power_of_2(D)),
@@ -529,22 +550,22 @@ def _bwd_impl(q, k, v, o, lse, do, dlse, params: list[int], scale: float):
     BLOCK_D = max(16, triton.next_power_of_2(D))
     ieee = q.dtype == torch.float32
     warps = 4 if D <= 64 else 8
-    nt, axis = _grid_args(L, ks, st, di, ca, qt)
+    nt, axis = _grid_args(L, ks, st, di, qt)
     assert q.stride() == do.stride() == dq.stride(), "q, dO and dQ must share strides"
     _bwd_dq_kernel[(nt[0] * nt[1] * nt[2] * di[0] * di[1] * di[2], B * H)](
         q, k, v, do, lse, delta, dq,
-        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
+        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_strides5(lse, n),
         *axis, *nt, H, G, scale * LOG2E, scale,
         T1=qt[0], T2=qt[1], T3=qt[2], C1=ca[0], C2=ca[1], C3=ca[2],
         BLOCK_M=qt[0] * qt[1] * qt[2], BLOCK_N=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee, SKIP_FULL=mask_skip(),
         num_warps=warps, num_stages=2,
     )  # fmt: skip
-    nk, _ = _grid_args(L, ks, st, di, ca, kt)
+    nk, _ = _grid_args(L, ks, st, di, kt)
     niter = max(1, int(max(L)).bit_length() + 1)
     assert k.stride() == dk.stride() and v.stride() == dv.stride()
     _bwd_dkdv_kernel[(nk[0] * nk[1] * nk[2] * di[0] * di[1] * di[2], B * Hkv)](
         q, k, v, do, lse, delta, dk, dv,
-        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_lse_strides(lse, n),
+        *_strides5(q, n), *_strides5(k, n), *_strides5(v, n), *_strides5(lse, n),
         *axis, *nk, Hkv, G, scale * LOG2E, scale,
         T1=kt[0], T2=kt[1], T3=kt[2], C1=ca[0], C2=ca[1], C3=ca[2],
         BLOCK_N=kt[0] * kt[1] * kt[2], BLOCK_M=block_n, BLOCK_D=BLOCK_D, HEAD_D=D, IEEE=ieee, SKIP_FULL=mask_skip(),
@@ -605,30 +626,22 @@ if has_triton():
     na_fwd.register_autograd(_backward, setup_context=_setup)
 
 
-def na_triton(
-    query: torch.Tensor,
-    key: torch.Tensor,
-    value: torch.Tensor,
-    kernel_size,
-    stride,
-    dilation,
-    is_causal,
-    scale: float,
-    *,
-    q_tile_shape=None,
-    kv_tile_size: int | None = None,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Run the fused kernels (arguments already validated, per-axis tuples)."""
-    n = query.dim() - 3
-    qt = tuple(q_tile_shape) if q_tile_shape is not None else default_q_tile(n)
-    if len(qt) != n or math.prod(qt) < 16 or math.prod(qt) & (math.prod(qt) - 1):
+def na_triton(inp) -> tuple[torch.Tensor, torch.Tensor]:
+    """Run the fused kernels on a validated :class:`~papershelf_kernels.neighborhood.NAInputs`."""
+    n = inp.n
+    qt = inp.q_tile_shape if inp.q_tile_shape is not None else default_q_tile(n)
+    if math.prod(qt) < 16 or math.prod(qt) & (math.prod(qt) - 1):
         raise ValueError(
-            f"q_tile_shape must be {n} ints whose product is a power of two >= 16, got {qt}"
+            f"q_tile_shape must be {n} ints whose product is a power of two >= 16 for the "
+            f"triton backend, got {qt}"
         )
-    block_n = kv_tile_size or 64
+    block_n = inp.kv_tile_size or 64
     if block_n < 16 or block_n & (block_n - 1):
-        raise ValueError(f"kv tile size must be a power of two >= 16, got {block_n}")
-    q, k, v = (t.contiguous() for t in (query, key, value))
+        raise ValueError(
+            f"kv_tile_size must be a power of two >= 16 for the triton backend, got {block_n}"
+        )
+    q, k, v = (t.contiguous() for t in (inp.query, inp.key, inp.value))
+    kernel_size, stride, dilation, is_causal = inp.axis_args
     params = [
         n,
         *_pad3(qt, kernel_size, 1),
@@ -639,4 +652,4 @@ def na_triton(
         *_pad3(qt, qt, 1),  # dK/dV: KV tiles of the query tile's shape
         block_n,
     ]
-    return torch.ops.papershelf_kernels.na_fwd(q, k, v, params, float(scale))
+    return torch.ops.papershelf_kernels.na_fwd(q, k, v, params, float(inp.scale))

@@ -26,6 +26,10 @@ from collections.abc import Sequence
 
 import torch
 
+from .._checks import check_int, check_tensor, describe
+from .._validation import scans_values
+from .inputs import NAInputs, normalize_args
+
 __all__ = ["axis_windows", "na_reference", "neighbor_indices"]
 
 # Elements of the gathered key tensor allowed per query chunk (fp32: 4 bytes each).
@@ -55,7 +59,13 @@ def axis_windows(
     >>> s.tolist(), e.tolist()
     ([0, 0, 1, 2, 3, 4, 4], [3, 3, 4, 5, 6, 7, 7])
     """
-    k, s, d = kernel_size, stride, dilation
+    length = check_int(length, "length", minimum=1)
+    (k,), (s,), (d,), (c,) = normalize_args((length,), kernel_size, stride, dilation, is_causal)
+    return _axis_windows(length, k, s, d, c, device=device)
+
+
+def _axis_windows(length, k, s, d, is_causal, device=None):
+    """:func:`axis_windows` without the checks (arguments already valid)."""
     i = torch.arange(length, device=device)
     g = i % d
     ii = i // d
@@ -92,6 +102,25 @@ def neighbor_indices(
         ``(index, valid)``: int64 [C, prod(k)] flat key indices (always in range) and bool
         [C, prod(k)] telling which slots are real neighbours (all True for non-causal queries).
     """
+    if not isinstance(shape, Sequence) or isinstance(shape, str | bytes):
+        raise TypeError(f"shape must be a sequence of ints, got {describe(shape)}")
+    if not 1 <= len(shape) <= 3:
+        raise ValueError(f"shape must have 1 to 3 axes, got {tuple(shape)}")
+    shape = tuple(check_int(L, "shape", minimum=1) for L in shape)
+    axis = normalize_args(shape, kernel_size, stride, dilation, is_causal)
+    if queries is not None:
+        queries = check_tensor(queries, "queries", ndim=1, dtype="integer", allow_empty=True)
+        if scans_values(queries) and queries.numel():
+            lo, hi = int(queries.min()), int(queries.max())
+            if lo < 0 or hi >= math.prod(shape):
+                raise ValueError(
+                    f"queries must be flat indices in [0, {math.prod(shape)}), got [{lo}, {hi}]"
+                )
+    return _neighbor_indices(shape, *axis, queries=queries, device=device)
+
+
+def _neighbor_indices(shape, kernel_size, stride, dilation, is_causal, queries=None, device=None):
+    """:func:`neighbor_indices` without the checks (arguments already valid)."""
     n = len(shape)
     N = math.prod(shape)
     if queries is None:
@@ -109,7 +138,7 @@ def neighbor_indices(
     row_stride = 1
     for a in reversed(range(n)):
         L, k, d = shape[a], kernel_size[a], dilation[a]
-        start, end = axis_windows(L, k, stride[a], d, is_causal[a], device=queries.device)
+        start, end = _axis_windows(L, k, stride[a], d, is_causal[a], device=queries.device)
         c = coords[a]
         t = torch.arange(k, device=queries.device)
         jj = start[c][:, None] + t  # [C, k] in-group key index
@@ -123,36 +152,14 @@ def neighbor_indices(
     return index.reshape(C, -1), valid.reshape(C, -1)
 
 
-def _check_layout(query: torch.Tensor, key: torch.Tensor, value: torch.Tensor) -> int:
-    n = query.dim() - 3
-    if n not in (1, 2, 3) or key.dim() != query.dim() or value.dim() != query.dim():
-        raise ValueError(
-            f"query/key/value must be rank 4, 5 or 6 (heads-last [B, X.., H, D]) and equal, got "
-            f"{query.dim()}, {key.dim()}, {value.dim()}"
-        )
-    if key.shape[:-2] != query.shape[:-2] or value.shape[:-2] != query.shape[:-2]:
-        raise ValueError(
-            f"query, key and value must share [B, X..], got {tuple(query.shape)}, "
-            f"{tuple(key.shape)}, {tuple(value.shape)}"
-        )
-    if key.shape[-1] != query.shape[-1]:
-        raise ValueError(f"query and key head dims differ: {query.shape[-1]} vs {key.shape[-1]}")
-    if key.shape[-2] != value.shape[-2] or query.shape[-2] % key.shape[-2]:
-        raise ValueError(
-            f"key/value heads must be equal and divide query heads, got H={query.shape[-2]}, "
-            f"Hk={key.shape[-2]}, Hv={value.shape[-2]}"
-        )
-    return n
-
-
 def na_reference(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    dilation: Sequence[int],
-    is_causal: Sequence[bool],
+    kernel_size,
+    stride,
+    dilation,
+    is_causal,
     scale: float | None = None,
     *,
     chunk_size: int | None = None,
@@ -163,7 +170,8 @@ def na_reference(
         query: [B, X1..Xn, H, D].
         key: [B, X1..Xn, Hkv, D].
         value: [B, X1..Xn, Hkv, Dv].
-        kernel_size, stride, dilation, is_causal: per-axis n-tuples (already validated).
+        kernel_size, stride, dilation, is_causal: int/bool or n-tuples (checked by
+            :class:`~papershelf_kernels.neighborhood.NAInputs`, like every argument).
         scale: score scale, default D**-0.5.
         chunk_size: queries per chunk (default: sized to keep the gather near 32 MB).
 
@@ -171,13 +179,24 @@ def na_reference(
         ``(out, lse)``: out [B, X1..Xn, H, Dv] in the input dtype and the natural-log
         logsumexp [B, X1..Xn, H] (fp32, or fp64 for fp64 inputs).
     """
-    _check_layout(query, key, value)
+    inp = NAInputs(query, key, value, kernel_size, stride, dilation, is_causal, scale)
+    if chunk_size is not None:
+        chunk_size = check_int(chunk_size, "chunk_size", minimum=1)
+    return _reference(inp, chunk_size=chunk_size)
+
+
+def _reference(
+    inp: NAInputs, *, chunk_size: int | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """:func:`na_reference` of an already validated :class:`NAInputs` (the backend's entry)."""
+    query, key, value = inp.query, inp.key, inp.value
+    kernel_size, stride, dilation, is_causal = inp.axis_args
+    scale = inp.scale
     B, *shape, H, D = query.shape
     Hkv, Dv = key.shape[-2], value.shape[-1]
     G = H // Hkv
     N = math.prod(shape)
     K = math.prod(kernel_size)
-    scale = D**-0.5 if scale is None else scale
     cdt = torch.float64 if query.dtype == torch.float64 else torch.float32
     qf = query.reshape(B, N, Hkv, G, D).to(cdt)
     kf = key.reshape(B, N, Hkv, D).to(cdt)
@@ -187,7 +206,7 @@ def na_reference(
     outs, lses = [], []
     for c0 in range(0, N, chunk_size):
         qs = torch.arange(c0, min(N, c0 + chunk_size), device=query.device)
-        idx, valid = neighbor_indices(shape, kernel_size, stride, dilation, is_causal, queries=qs)
+        idx, valid = _neighbor_indices(shape, kernel_size, stride, dilation, is_causal, queries=qs)
         kn = kf[:, idx]  # [B, C, K, Hkv, D]
         vn = vf[:, idx]  # [B, C, K, Hkv, Dv]
         s = torch.einsum("bchgd,bckhd->bchgk", qf[:, qs], kn) * scale  # [B, C, Hkv, G, K]

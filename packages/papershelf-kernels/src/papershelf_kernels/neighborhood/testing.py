@@ -75,6 +75,26 @@ def random_problem(rng, n, max_len):
     return tuple(shape), tuple(ks), tuple(st), tuple(di), tuple(ca)
 
 
+MAX_LEN = {1: 20, 2: 8, 3: 5}
+"""Axis lengths of :func:`oracle_case` problems per dimensionality (the oracle is O(N^2) Python)."""
+
+
+def oracle_case(rng, n, generator, *, max_len=None):
+    """A random n-D problem (random.Random ``rng``), fp64 q/k/v from the torch ``generator``
+    (2 query heads, 1 or 2 KV heads: GQA or MHA; D = 8, Dv = 6) and the oracle's answer.
+
+    Returns ``(q, k, v, (shape, ks, st, di, ca), out, lse)``.
+    """
+    shape, ks, st, di, ca = random_problem(rng, n, MAX_LEN[n] if max_len is None else max_len)
+    mask = oracle_mask(shape, ks, st, di, ca)
+    hkv = rng.choice([1, 2])
+    q = torch.randn(2, *shape, 2, 8, generator=generator, dtype=torch.float64)
+    k = torch.randn(2, *shape, hkv, 8, generator=generator, dtype=torch.float64)
+    v = torch.randn(2, *shape, hkv, 6, generator=generator, dtype=torch.float64)
+    out, lse = masked_attention(q, k, v, mask)
+    return q, k, v, (shape, ks, st, di, ca), out, lse
+
+
 def assert_close(got, want, atol, msg=""):
     """max |got - want| <= atol (torch.testing.assert_close imports torch.distributed: slow)."""
     assert got.shape == want.shape, f"{msg}: shape {tuple(got.shape)} != {tuple(want.shape)}"

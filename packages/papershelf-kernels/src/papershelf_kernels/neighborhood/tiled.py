@@ -21,13 +21,16 @@ from collections.abc import Sequence
 import torch
 import torch.nn.functional as F
 
-from .reference import axis_windows
+from .._checks import check_int
+from .inputs import NAInputs
+from .reference import _axis_windows
 
 __all__ = ["default_tile_shape", "na_tiled"]
 
 
 def default_tile_shape(n: int, kernel_size: Sequence[int]) -> tuple[int, ...]:
     """A CPU query tile: about 64 queries, a little wider along large kernels."""
+    n = check_int(n, "n", minimum=1, maximum=3)
     if n == 1:
         return (64 if kernel_size[0] < 64 else 128,)
     if n == 2:
@@ -39,7 +42,7 @@ def _axis_plan(L: int, k: int, s: int, causal: bool, T: int, device):
     """Query tiles, KV boxes and the tile-local mask on one (undilated) axis."""
     T = min(T, L)
     nt = -(-L // T)
-    start, end = axis_windows(L, k, s, 1, causal, device=device)
+    start, end = _axis_windows(L, k, s, 1, causal, device=device)
     q0 = torch.clamp(torch.arange(nt, device=device) * T, max=L - T)  # last tile slides inwards
     lo = start[q0]
     hi = end[q0 + T - 1]
@@ -162,10 +165,10 @@ def na_tiled(
     query: torch.Tensor,
     key: torch.Tensor,
     value: torch.Tensor,
-    kernel_size: Sequence[int],
-    stride: Sequence[int],
-    dilation: Sequence[int],
-    is_causal: Sequence[bool],
+    kernel_size,
+    stride,
+    dilation,
+    is_causal,
     scale: float | None = None,
     *,
     q_tile_shape: Sequence[int] | None = None,
@@ -175,7 +178,8 @@ def na_tiled(
 
     Args:
         query: [B, X1..Xn, H, D]; key [B, X1..Xn, Hkv, D]; value [B, X1..Xn, Hkv, Dv].
-        kernel_size, stride, dilation, is_causal: per-axis n-tuples (already validated).
+        kernel_size, stride, dilation, is_causal: int/bool or n-tuples (checked by
+            :class:`~papershelf_kernels.neighborhood.NAInputs`, like every argument).
         scale: score scale, default D**-0.5.
         q_tile_shape: query tile per axis (default ``default_tile_shape``).
         need_lse: also return the logsumexp (otherwise SDPA runs each tile and lse is None).
@@ -184,9 +188,19 @@ def na_tiled(
         ``(out, lse)`` as ``na_reference``: out [B, X.., H, Dv], lse [B, X.., H] fp32 (fp64 for
         fp64 inputs) or None.
     """
-    B, *shape, H, D = query.shape
-    n = len(shape)
-    scale = D**-0.5 if scale is None else scale
+    inp = NAInputs(
+        query, key, value, kernel_size, stride, dilation, is_causal, scale,
+        q_tile_shape=q_tile_shape, need_lse=need_lse,
+    )  # fmt: skip
+    return _tiled(inp)
+
+
+def _tiled(inp: NAInputs) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """:func:`na_tiled` of an already validated :class:`NAInputs` (the backend's entry)."""
+    query, key, value = inp.query, inp.key, inp.value
+    kernel_size, stride, dilation, is_causal = inp.axis_args
+    scale, q_tile_shape, need_lse = inp.scale, inp.q_tile_shape, inp.need_lse
+    n = inp.n
     tile = tuple(q_tile_shape) if q_tile_shape is not None else default_tile_shape(n, kernel_size)
     cdt = torch.float64 if query.dtype == torch.float64 else torch.float32
     low = query.dtype not in (torch.float32, torch.float64) and query.device.type == "cpu"
