@@ -12,6 +12,7 @@ from .data import corpus, corpus_digest, header_recall_batch, lm_batch
 from .models import (
     CONFIGS,
     DEFAULT_TRAIN,
+    Pair,
     TrainSpec,
     cache_dir,
     content_key,
@@ -35,6 +36,7 @@ __all__ = [
     "EOS_ID",
     "PAD_ID",
     "VOCAB_SIZE",
+    "Pair",
     "ByteTokenizer",
     "TrainSpec",
     "__version__",

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._checks import check_int, check_option, check_rng
 from .tokenizer import BOS_ID, PAD_ID
 
 TRAIN_BYTES = 2_000_000  # cap on training text (the top-level stdlib has ~4.7 MB)
@@ -38,15 +39,20 @@ def _is_heldout(path: Path) -> bool:
     return hashlib.sha256(path.name.encode()).digest()[0] % 8 == 0
 
 
-@lru_cache(maxsize=4)
+SPLITS = ("train", "heldout")
+
+
 def corpus(split: str = "train") -> np.ndarray:
     """Bytes of the training or held-out text as ``uint8[n]`` (files joined by blank lines).
 
     Args:
         split: ``"train"`` or ``"heldout"`` (disjoint sets of files).
     """
-    if split not in ("train", "heldout"):
-        raise ValueError(f"split must be 'train' or 'heldout', got {split!r}")
+    return _corpus(check_option(split, "split", SPLITS))
+
+
+@lru_cache(maxsize=2)
+def _corpus(split: str) -> np.ndarray:
     cap = TRAIN_BYTES if split == "train" else HELDOUT_BYTES
     chunks: list[bytes] = []
     total = 0
@@ -66,16 +72,23 @@ def corpus(split: str = "train") -> np.ndarray:
 def corpus_digest() -> str:
     """SHA-256 of the train and held-out text (part of every cache key)."""
     h = hashlib.sha256()
-    for split in ("train", "heldout"):
-        h.update(corpus(split).tobytes())
+    for split in SPLITS:
+        h.update(_corpus(split).tobytes())
     return h.hexdigest()
 
 
 def lm_batch(
-    rng: np.random.Generator, batch_size: int, seq_len: int, *, split: str = "train"
+    rng: np.random.Generator | int | None, batch_size: int, seq_len: int, *, split: str = "train"
 ) -> np.ndarray:
-    """Random windows of stdlib text, each preceded by ``BOS_ID``: ``int64[batch_size, seq_len]``."""
+    """Random windows of stdlib text, each preceded by ``BOS_ID``: ``int64[batch_size, seq_len]``.
+
+    ``rng`` is a ``numpy.random.Generator`` (used as is, so successive calls continue its
+    stream), an int seed or None.
+    """
+    rng = check_rng(rng)
+    batch_size = check_int(batch_size, "batch_size", minimum=1)
     text = corpus(split)
+    seq_len = check_int(seq_len, "seq_len", minimum=1, maximum=len(text))
     n = seq_len - 1
     starts = rng.integers(0, len(text) - n, size=batch_size)
     out = np.empty((batch_size, seq_len), dtype=np.int64)
@@ -89,7 +102,7 @@ _KEY_ALPHABET = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz0123456789", dtype=np.
 
 
 def header_recall_batch(
-    rng: np.random.Generator,
+    rng: np.random.Generator | int | None,
     batch_size: int,
     seq_len: int,
     *,
@@ -103,12 +116,18 @@ def header_recall_batch(
     predicted by attending back to the header, ``seq_len`` tokens earlier: a model trained on
     this task tells whether a KV-cache policy kept the header's keys and values.
     """
+    rng = check_rng(rng)
+    batch_size = check_int(batch_size, "batch_size", minimum=1)
+    key_len = check_int(key_len, "key_len", minimum=1)
+    seq_len = check_int(seq_len, "seq_len")
+    text = corpus(split)
     head, query = b"# key: ", b"\n# key? "
     fixed = 1 + len(head) + key_len + 1 + len(query) + key_len + 1
     n_fill = seq_len - fixed
-    if n_fill < 1:
-        raise ValueError(f"seq_len must exceed {fixed} for key_len={key_len}, got {seq_len}")
-    text = corpus(split)
+    if n_fill < 1 or n_fill >= len(text):
+        raise ValueError(
+            f"seq_len must be in ({fixed}, {fixed + len(text)}) for key_len={key_len}, got {seq_len}"
+        )
     out = np.full((batch_size, seq_len), PAD_ID, dtype=np.int64)
     for r in range(batch_size):
         key = _KEY_ALPHABET[rng.integers(0, len(_KEY_ALPHABET), size=key_len)]

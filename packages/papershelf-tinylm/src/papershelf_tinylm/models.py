@@ -1,8 +1,9 @@
 """Train, cache and load small Llama-architecture causal LMs over bytes.
 
-A model is fully determined by a *spec*: architecture config, training recipe, task, the
-SHA-256 of the training text, the seed and the (major.minor) versions of torch and
-transformers. The spec's SHA-256 is the cache key: weights live in
+A model is fully determined by a *spec*: architecture config, training recipe, task (and the
+``data_key`` of custom data), the SHA-256 of the training text, the seed, ``FORMAT_VERSION``
+(bumped with any change to the training code) and the (major.minor) versions of torch,
+transformers and numpy (whose ``Generator`` streams draw the batches). The spec's SHA-256 is the cache key: weights live in
 ``<cache>/<config_name>-<key[:16]>/`` as ``model.safetensors`` + ``config.json`` +
 ``spec.json``, written atomically, read back with ``use_safetensors=True`` only (no pickle).
 """
@@ -19,12 +20,13 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
 from . import data as _data
+from ._checks import check_bool, check_callable, check_float, check_int, check_option, describe
 from .tokenizer import BOS_ID, EOS_ID, PAD_ID, VOCAB_SIZE, ByteTokenizer
 
 FORMAT_VERSION = 1  # bump when training or storage changes meaning
@@ -93,16 +95,17 @@ class TrainSpec:
     weight_decay: float = 0.01
 
     def __post_init__(self):
-        for name in ("steps", "batch_size", "seq_len"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive int, got {v!r}")
-        if not (isinstance(self.warmup, int) and 0 <= self.warmup):
-            raise ValueError(f"warmup must be a non-negative int, got {self.warmup!r}")
-        if not (math.isfinite(self.lr) and self.lr > 0):
-            raise ValueError(f"lr must be a positive finite float, got {self.lr!r}")
-        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0):
-            raise ValueError(f"weight_decay must be >= 0, got {self.weight_decay!r}")
+        # canonical Python ints and floats: the recipe enters the content key as JSON
+        fields = {
+            "steps": check_int(self.steps, "steps", minimum=1),
+            "batch_size": check_int(self.batch_size, "batch_size", minimum=1),
+            "seq_len": check_int(self.seq_len, "seq_len", minimum=2),
+            "lr": check_float(self.lr, "lr", minimum=0.0, min_inclusive=False),
+            "warmup": check_int(self.warmup, "warmup", minimum=0),
+            "weight_decay": check_float(self.weight_decay, "weight_decay", minimum=0.0),
+        }
+        for name, value in fields.items():
+            object.__setattr__(self, name, value)
 
 
 DEFAULT_TRAIN: dict[str, TrainSpec] = {
@@ -128,13 +131,11 @@ def model_config(config_name: str | dict, **overrides: Any) -> dict[str, Any]:
     if isinstance(config_name, dict):
         arch = dict(config_name)
     elif isinstance(config_name, str):
-        if config_name not in CONFIGS:
-            raise ValueError(
-                f"config_name must be one of {sorted(CONFIGS)} or a dict, got {config_name!r}"
-            )
-        arch = dict(CONFIGS[config_name])
+        arch = dict(CONFIGS[check_option(config_name, "config_name", sorted(CONFIGS))])
     else:
-        raise TypeError(f"config_name must be a str or a dict, got {type(config_name).__name__}")
+        raise TypeError(
+            f"config_name must be one of {sorted(CONFIGS)} or a dict, got {describe(config_name)}"
+        )
     cfg = {**_BASE, **arch, **overrides}
     if cfg["vocab_size"] != VOCAB_SIZE:
         raise ValueError(
@@ -155,8 +156,9 @@ def model_spec(
     """The JSON-able spec that determines a trained model (see :func:`content_key`)."""
     import transformers
 
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+    seed = check_int(seed, "seed", minimum=0)
+    if data_key is not None and not isinstance(data_key, str):
+        raise TypeError(f"data_key must be a str or None, got {describe(data_key)}")
     if train is None:
         train = (
             DEFAULT_TRAIN.get(config_name, TrainSpec())
@@ -164,11 +166,11 @@ def model_spec(
             else TrainSpec()
         )
     if not isinstance(train, TrainSpec):
-        raise TypeError(f"train must be a TrainSpec, got {type(train).__name__}")
-    if data_key is None and task not in _data.TASKS:
-        raise ValueError(
-            f"task must be one of {sorted(_data.TASKS)} (or pass batch_fn and data_key), got {task!r}"
-        )
+        raise TypeError(f"train must be a TrainSpec, got {describe(train)}")
+    if data_key is None:  # built-in data (with a data_key, task is only a label in the key)
+        check_option(task, "task", sorted(_data.TASKS))
+    elif not isinstance(task, str):
+        raise TypeError(f"task must be a str, got {describe(task)}")
     name = config_name if isinstance(config_name, str) else "custom"
     return {
         "format": FORMAT_VERSION,
@@ -182,12 +184,15 @@ def model_spec(
         "versions": {
             "torch": _minor(torch.__version__),
             "transformers": _minor(transformers.__version__),
+            "numpy": _minor(np.__version__),
         },
     }
 
 
 def content_key(spec: dict[str, Any]) -> str:
     """SHA-256 hex digest of a spec's canonical JSON (sorted keys, no whitespace)."""
+    if not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict (see model_spec), got {describe(spec)}")
     blob = json.dumps(spec, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(blob.encode()).hexdigest()
 
@@ -248,11 +253,23 @@ def _fit(model, spec: TrainSpec, batch_fn, seed: int, log_every: int = 0) -> lis
     return losses
 
 
+def _train(spec: dict[str, Any], batch_fn, *, verbose: bool = False):
+    """A fresh model of ``spec``'s config trained on ``batch_fn`` with its recipe and seed."""
+    seed = spec["seed"]
+    model = _new_model(spec["config"], seed)
+    losses = _fit(model, TrainSpec(**spec["train"]), batch_fn, seed, log_every=50 if verbose else 0)
+    return model, losses
+
+
 def save_model(model, path: str | os.PathLike, spec: dict[str, Any] | None = None) -> Path:
     """Write ``config.json`` + ``model.safetensors`` (+ ``spec.json``) atomically to ``path``."""
     from safetensors.torch import save_file
 
-    path = Path(path)
+    if not (isinstance(model, torch.nn.Module) and hasattr(model, "config")):
+        raise TypeError(f"model must be a transformers model, got {describe(model)}")
+    path = _as_path(path, "path")
+    if spec is not None and not isinstance(spec, dict):
+        raise TypeError(f"spec must be a dict or None, got {describe(spec)}")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=path.parent))
     try:
@@ -271,11 +288,17 @@ def save_model(model, path: str | os.PathLike, spec: dict[str, Any] | None = Non
     return path
 
 
+def _as_path(path: Any, name: str) -> Path:
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"{name} must be a str or os.PathLike, got {describe(path)}")
+    return Path(path)
+
+
 def load_saved(path: str | os.PathLike):
     """Load a directory written by :func:`save_model` (safetensors only), in eval mode."""
     from transformers import LlamaForCausalLM
 
-    path = Path(path)
+    path = _as_path(path, "path")
     if not (path / "model.safetensors").is_file():
         raise FileNotFoundError(f"no model.safetensors in {path}")
     model = LlamaForCausalLM.from_pretrained(path, use_safetensors=True, local_files_only=True)
@@ -323,12 +346,16 @@ def train_model(
     Returns:
         ``LlamaForCausalLM`` in eval mode on CPU (fp32). ``model.tinylm_spec`` holds the spec.
     """
-    if batch_fn is not None and data_key is None:
-        raise ValueError("data_key is required with batch_fn (it names the data in the cache key)")
-    if batch_fn is None and data_key is not None:
+    cache = check_bool(cache, "cache")
+    verbose = check_bool(verbose, "verbose")
+    if batch_fn is not None:
+        check_callable(batch_fn, "batch_fn")
+        if data_key is None:
+            raise ValueError(
+                "data_key is required with batch_fn (it names the data in the cache key)"
+            )
+    elif data_key is not None:
         raise ValueError("data_key is only meaningful together with batch_fn")
-    if batch_fn is not None and not callable(batch_fn):
-        raise TypeError("batch_fn must be callable")
     spec = model_spec(
         config_name, seed=seed, train=train, task=task, data_key=data_key, **config_overrides
     )
@@ -339,9 +366,8 @@ def train_model(
         model = load_saved(path)
         model.tinylm_spec = spec
         return model
-    model = _new_model(spec["config"], seed)
     t0 = time.perf_counter()
-    losses = _fit(model, TrainSpec(**spec["train"]), batch_fn, seed, log_every=50 if verbose else 0)
+    model, losses = _train(spec, batch_fn, verbose=verbose)
     if cache:
         record = copy.deepcopy(spec)
         record["result"] = {
@@ -358,15 +384,30 @@ def load_model(config_name: str = "target", *, seed: int = 0, **kwargs: Any):
     return train_model(config_name, seed=seed, cache=True, **kwargs)
 
 
-def load_pair(seed: int = 0, *, verbose: bool = False):
-    """The cached ``(target, draft, tokenizer)`` triple (trained once, about a minute on 2 cores).
+class Pair(NamedTuple):
+    """What :func:`load_pair` returns; unpacks as ``target, draft, tok = load_pair()``."""
 
-    ``target`` has 4 layers, ``draft`` 1 layer; both are byte-level Llama models over the same
-    vocabulary of :data:`VOCAB_SIZE` ids, trained on the same stdlib text with the same seed.
+    target: Any
+    """The larger model (``LlamaForCausalLM``, eval mode)."""
+    draft: Any
+    """The smaller model over the same vocabulary, data and seed."""
+    tokenizer: ByteTokenizer
+
+
+def load_pair(*, seed: int = 0, micro: bool = False, verbose: bool = False) -> Pair:
+    """The cached target/draft pair and the tokenizer (trained on first use, then loaded).
+
+    ``target`` has 4 layers, ``draft`` 1 layer, both 128 wide (a few minutes of training on 2
+    cores); ``micro=True`` gives the seconds-scale ``micro-target`` (2 x 64) / ``micro-draft``
+    (1 x 32) pair instead, for smoke tests and ``--quick`` runs. Both models are byte-level Llama
+    models over the same vocabulary of :data:`VOCAB_SIZE` ids, trained on the same stdlib text
+    with the same seed.
     """
-    target = train_model("target", seed=seed, verbose=verbose)
-    draft = train_model("draft", seed=seed, verbose=verbose)
-    return target, draft, ByteTokenizer()
+    micro = check_bool(micro, "micro")
+    names = ("micro-target", "micro-draft") if micro else ("target", "draft")
+    target = train_model(names[0], seed=seed, verbose=verbose)
+    draft = train_model(names[1], seed=seed, verbose=verbose)
+    return Pair(target, draft, ByteTokenizer())
 
 
 @torch.no_grad()
@@ -375,8 +416,11 @@ def heldout_loss(model, *, n_seqs: int = 32, seq_len: int = 128, seed: int = 123
 
     Windows are drawn with a fixed seed, so two models are compared on identical text.
     """
-    if n_seqs < 1 or seq_len < 2:
-        raise ValueError("n_seqs must be >= 1 and seq_len >= 2")
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"model must be a torch.nn.Module (a causal LM), got {describe(model)}")
+    n_seqs = check_int(n_seqs, "n_seqs", minimum=1)
+    seq_len = check_int(seq_len, "seq_len", minimum=2)
+    seed = check_int(seed, "seed", minimum=0)
     x = torch.from_numpy(
         _data.lm_batch(np.random.default_rng(seed), n_seqs, seq_len, split="heldout")
     )

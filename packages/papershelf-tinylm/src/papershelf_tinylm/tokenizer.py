@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ._checks import check_array, check_bool, check_option, describe
+
 N_BYTES = 256
 BOS_ID = 256  # start of a sequence
 EOS_ID = 257  # end of a sequence
@@ -26,7 +28,8 @@ def encode(text: str, *, add_bos: bool = False) -> list[int]:
     [104, 105]
     """
     if not isinstance(text, str):
-        raise TypeError(f"text must be a str, got {type(text).__name__}")
+        raise TypeError(f"text must be a str, got {describe(text)}")
+    add_bos = check_bool(add_bos, "add_bos")
     ids = list(text.encode("utf-8"))
     return [BOS_ID, *ids] if add_bos else ids
 
@@ -40,8 +43,12 @@ def decode(ids: Iterable[int], *, skip_special_tokens: bool = True) -> str:
     >>> decode([104, 105])
     'hi'
     """
-    if hasattr(ids, "tolist"):
-        ids = ids.tolist()
+    skip_special_tokens = check_bool(skip_special_tokens, "skip_special_tokens")
+    if type(ids).__module__.startswith("torch") and hasattr(ids, "tolist"):
+        ids = ids.tolist()  # a tensor of ids
+    elif isinstance(ids, Iterable) and not isinstance(ids, np.ndarray | list | tuple | str | bytes):
+        ids = list(ids)  # a generator or range
+    ids = check_array(ids, "ids", ndim=(0, 1), dtype="int", allow_empty=True).reshape(-1).tolist()
     out = bytearray()
     parts: list[str] = []
     names = {BOS_ID: "<bos>", EOS_ID: "<eos>", PAD_ID: "<pad>", VOCAB_SIZE - 1: "<unk>"}
@@ -55,7 +62,7 @@ def decode(ids: Iterable[int], *, skip_special_tokens: bool = True) -> str:
                 out = bytearray()
                 parts.append(names[i])
         else:
-            raise ValueError(f"ids: token id {i} is outside the vocabulary [0, {VOCAB_SIZE})")
+            raise ValueError(f"ids must be token ids in [0, {VOCAB_SIZE}), got {i}")
     parts.append(out.decode("utf-8", errors="replace"))
     return "".join(parts)
 
@@ -80,13 +87,14 @@ class ByteTokenizer:
     padding_side = "left"
 
     def __init__(self, *, add_bos: bool = True):
-        self.add_bos = add_bos
+        self.add_bos = check_bool(add_bos, "add_bos")
 
     def __len__(self) -> int:
         return VOCAB_SIZE
 
     def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
         """Token ids of ``text`` (with ``BOS`` first when ``add_special_tokens`` and ``add_bos``)."""
+        add_special_tokens = check_bool(add_special_tokens, "add_special_tokens")
         return encode(text, add_bos=self.add_bos and add_special_tokens)
 
     def decode(self, ids: Iterable[int], skip_special_tokens: bool = True) -> str:
@@ -99,6 +107,8 @@ class ByteTokenizer:
         """Texts of a batch of id sequences."""
         if hasattr(batch, "tolist"):
             batch = batch.tolist()
+        if isinstance(batch, str | bytes) or not isinstance(batch, Iterable):
+            raise TypeError(f"batch must be a sequence of id sequences, got {describe(batch)}")
         return [decode(ids, skip_special_tokens=skip_special_tokens) for ids in batch]
 
     def __call__(
@@ -114,10 +124,17 @@ class ByteTokenizer:
         A batch is left-padded with ``PAD_ID`` (``attention_mask`` 0 there) when lengths differ
         and ``padding`` is true or tensors are requested.
         """
+        if return_tensors is not None:
+            return_tensors = check_option(return_tensors, "return_tensors", ("np", "pt"))
+        add_special_tokens = check_bool(add_special_tokens, "add_special_tokens")
+        padding = check_bool(padding, "padding")
         single = isinstance(text, str)
+        if not single and (isinstance(text, bytes) or not isinstance(text, Sequence)):
+            raise TypeError(f"text must be a str or a sequence of str, got {describe(text)}")
         texts = [text] if single else list(text)
         if not all(isinstance(t, str) for t in texts):
-            raise TypeError("text must be a str or a sequence of str")
+            bad = next(t for t in texts if not isinstance(t, str))
+            raise TypeError(f"text must be a str or a sequence of str, got an item {describe(bad)}")
         ids = [self.encode(t, add_special_tokens=add_special_tokens) for t in texts]
         if return_tensors is None and not padding:
             masks = [[1] * len(x) for x in ids]
@@ -135,8 +152,6 @@ class ByteTokenizer:
             return {"input_ids": arr.tolist(), "attention_mask": mask.tolist()}
         if return_tensors == "np":
             return {"input_ids": arr, "attention_mask": mask}
-        if return_tensors == "pt":
-            import torch
+        import torch
 
-            return {"input_ids": torch.from_numpy(arr), "attention_mask": torch.from_numpy(mask)}
-        raise ValueError(f"return_tensors must be None, 'np' or 'pt', got {return_tensors!r}")
+        return {"input_ids": torch.from_numpy(arr), "attention_mask": torch.from_numpy(mask)}
