@@ -53,6 +53,9 @@ def _sync(session: nox.Session, package: str, *groups: str, all_extras: bool = F
 def _env(package: str, session_kind: str) -> dict[str, str]:
     env = dict(BY_NAME[package].env.get(session_kind, {}))
     env.setdefault("PYTHONHASHSEED", "0")
+    # Let each session's venv cache bytecode: with PYTHONDONTWRITEBYTECODE set (as on some
+    # machines), every process that imports torch recompiles it (seconds per subprocess).
+    env.setdefault("PYTHONDONTWRITEBYTECODE", "")
     return env
 
 
