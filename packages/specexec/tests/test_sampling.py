@@ -217,3 +217,18 @@ def test_warp_probs_matches_hf_top_p():
         np.testing.assert_allclose(
             sx.warp_probs(logits, temperature=temp, top_p=top_p), ref, atol=1e-12
         )
+
+
+def test_warp_probs_refuses_negative_temperature_and_zero_top_p():
+    """Regression (issue 10): warp_probs inverted the distribution at a negative temperature
+    (0.1/0.6/0.3 became 0.667/0.111/0.222) and returned NaN at top_p = 0. Temperature is exactly
+    0 (greedy) or > 0, top_p in (0, 1]; anything else is a ValueError naming the argument."""
+    from papershelf_harness.testing import assert_rejects
+
+    lp = np.log([0.1, 0.6, 0.3])
+    for bad in (-1.0, -1e-9, float("nan"), float("inf")):
+        assert_rejects(ValueError, "temperature", sx.warp_probs, lp, temperature=bad)
+    for bad in (0.0, -0.1, 1.0001, float("nan")):
+        assert_rejects(ValueError, "top_p", sx.warp_probs, lp, top_p=bad)
+    assert sx.warp_probs(lp, temperature=0).tolist() == [0.0, 1.0, 0.0]  # greedy stays
+    np.testing.assert_allclose(sx.warp_probs(lp, top_p=1e-9), [0.0, 1.0, 0.0])
