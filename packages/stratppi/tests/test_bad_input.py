@@ -21,7 +21,7 @@ from papershelf_harness.strategies import (
 )
 from papershelf_harness.testing import assert_rejects
 
-FAST = settings(max_examples=15, deadline=None, derandomize=True)
+FAST = settings(max_examples=6, deadline=None, derandomize=True)
 n, N = 40, 200
 rng = np.random.default_rng(0)
 Y, F, FU = (rng.random(n) < 0.5).astype(float), rng.random(n), rng.random(N)

@@ -201,27 +201,29 @@ def test_logistic_one_stratum_equals_our_ppi_logistic():
 def test_ols_difference_from_ppi_form_is_the_readme_formula():
     """README: at lam = 1 the two OLS estimators differ by (S_U^-1 - S_L^-1) X'(Y - f) / n,
     of order 1/sqrt(n) -- the size of the interval itself -- when the prediction error
-    correlates with X, and much smaller when it does not."""
+    correlates with X, and of order 1/n when it does not."""
     rng = np.random.default_rng(11)
-    n, N = 500, 5000
-    ratios = {}
-    for name, slope in (("correlated", 0.5), ("uncorrelated", 0.0)):
-        X, XU = np.c_[np.ones(n), rng.normal(size=n)], np.c_[np.ones(N), rng.normal(size=N)]
-        beta = np.array([1.0, 2.0])
-        Y = X @ beta + rng.normal(size=n)
-        # the autorater misses part of the slope: its error Y - f correlates with X
-        F = X @ (beta - [0, slope]) + rng.normal(size=n)
-        FU = XU @ (beta - [0, slope]) + rng.normal(size=N)
-        z, zu = np.zeros(n, int), np.zeros(N, int)
-        ours = sp.stratppi_ols_pointestimate(X, Y, F, XU, FU, z, zu, lam=1.0)
-        ppi = sp.ppi_ols_pointestimate(X, Y, F, XU, FU, lam=1.0)
-        S_L, S_U = X.T @ X / n, XU.T @ XU / N
-        formula = (np.linalg.inv(S_U) - np.linalg.inv(S_L)) @ X.T @ (Y - F) / n
-        np.testing.assert_allclose(ours - ppi, formula, atol=1e-12)
-        lo, hi = sp.stratppi_ols_ci(X, Y, F, XU, FU, z, zu, lam=1.0)
-        ratios[name] = np.abs(ours - ppi)[1] / (hi - lo)[1]
-    # 500 labels: a difference of ~10% of the interval width, against ~1% without correlation
-    assert ratios["correlated"] > 0.03 and ratios["uncorrelated"] < 0.02, ratios
+    n, N, draws = 500, 5000, 20
+    ratios = {"correlated": [], "uncorrelated": []}
+    for _ in range(draws):
+        for name, slope in (("correlated", 0.5), ("uncorrelated", 0.0)):
+            X, XU = np.c_[np.ones(n), rng.normal(size=n)], np.c_[np.ones(N), rng.normal(size=N)]
+            beta = np.array([1.0, 2.0])
+            Y = X @ beta + rng.normal(size=n)
+            # the autorater misses part of the slope: its error Y - f correlates with X
+            F = X @ (beta - [0, slope]) + rng.normal(size=n)
+            FU = XU @ (beta - [0, slope]) + rng.normal(size=N)
+            z, zu = np.zeros(n, int), np.zeros(N, int)
+            ours = sp.stratppi_ols_pointestimate(X, Y, F, XU, FU, z, zu, lam=1.0)
+            ppi = sp.ppi_ols_pointestimate(X, Y, F, XU, FU, lam=1.0)
+            S_L, S_U = X.T @ X / n, XU.T @ XU / N
+            formula = (np.linalg.inv(S_U) - np.linalg.inv(S_L)) @ X.T @ (Y - F) / n
+            np.testing.assert_allclose(ours - ppi, formula, atol=1e-12)
+            lo, hi = sp.stratppi_ols_ci(X, Y, F, XU, FU, z, zu, lam=1.0)
+            ratios[name].append(abs(ours - ppi)[1] / (hi - lo)[1])
+    mean = {k: float(np.mean(v)) for k, v in ratios.items()}
+    # 500 labels: ~10% of the slope's interval width on average, against ~2% without correlation
+    assert mean["correlated"] > 0.05 and mean["uncorrelated"] < 0.03, mean
 
 
 def _dup(rng, n, kind):

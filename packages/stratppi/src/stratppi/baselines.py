@@ -80,27 +80,39 @@ def _check_coord(coord, d: int):
     return None if coord is None else check_int(coord, "coord", minimum=0, maximum=d - 1)
 
 
-def _calc_lam(g, gh, ghu, A, coord, clip: bool, mode: str = "overall"):
-    """PPI++'s power-tuning lam (ppi_py's ``_calc_lam_glm``), A = inverse Hessian (p, p).
+def _ratio(num, den, clip: bool):
+    """lam = num / den (0 where den = 0), clipped to [0, 1] when `clip`."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
+    return np.clip(lam, 0.0, 1.0) if clip else lam
 
-    lam = tr(A (C + C^T) A) / (2 (1 + n/N) tr(A V A)), C = Cov(g, gh) (1/n), V = Cov of gh over
-    labelled and unlabelled rows (ddof 1); `coord` j uses the j-th row of A instead of A;
-    mode "element" gives one lam per coordinate (the diagonals). A zero denominator gives 0.
+
+def _calc_lam(g, gh, ghu, A, coord, clip: bool) -> float:
+    """PPI++'s power-tuning lam for an M-estimator (ppi_py's ``_calc_lam_glm``, "overall").
+
+    lam = tr(A (C + C^T) A) / (2 (1 + n/N) tr(A V A)), A the (p, p) inverse Hessian,
+    C = Cov(g, gh) (1/n), V = Cov of gh over labelled and unlabelled rows (ddof 1); `coord` j
+    uses the j-th row of A instead of A. A zero denominator gives 0.
     """
     n, N = g.shape[0], ghu.shape[0]
     gc, ghc = g - g.mean(0), gh - gh.mean(0)
     C = (gc.T @ ghc + ghc.T @ gc) / n
     V = covariance(np.concatenate([gh, ghu]))
     v = A if coord is None else A[coord : coord + 1]
-    num, den = v @ C @ v.T, 2 * (1 + n / N) * (v @ V @ v.T)
+    return float(_ratio(np.trace(v @ C @ v.T), 2 * (1 + n / N) * np.trace(v @ V @ v.T), clip))
+
+
+def _calc_lam_mean(g, gh, ghu, coord, clip: bool, mode: str):
+    """:func:`_calc_lam` for a mean: the inverse Hessian is the identity, so only the diagonals
+    of C and V enter; mode "element" gives one lam per coordinate."""
+    n, N = g.shape[0], ghu.shape[0]
+    c = 2 * ((g - g.mean(0)) * (gh - gh.mean(0))).sum(0) / n
+    v = np.var(np.concatenate([gh, ghu]), axis=0, ddof=1)
+    if coord is not None:
+        c, v = c[coord : coord + 1], v[coord : coord + 1]
     if mode == "overall":
-        num, den = np.trace(num), np.trace(den)
-    else:
-        num, den = np.diag(num), np.diag(den)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        lam = np.where(den > 0, num / np.where(den > 0, den, 1.0), 0.0)
-    lam = np.clip(lam, 0.0, 1.0) if clip else lam
-    return float(lam) if mode == "overall" else lam
+        return float(_ratio(c.sum(), 2 * (1 + n / N) * v.sum(), clip))
+    return _ratio(c, 2 * (1 + n / N) * v, clip)
 
 
 def _lam_arg(lam, d: int):
@@ -172,7 +184,7 @@ class _Mean:
             self.w * (self.F - theta),
             self.wu * (self.FU - theta),
         )
-        return _calc_lam(g, gh, ghu, np.eye(self.d), self.coord, clip, self.mode)
+        return _calc_lam_mean(g, gh, ghu, self.coord, clip, self.mode)
 
     def se(self, lam, ddof):
         rect = (self.w * (self.Y - lam * self.F)).std(0, ddof=ddof) / np.sqrt(self.n)
@@ -301,13 +313,18 @@ class _GLM:
         self.wu = sample_weights(w_unlabeled, "w_unlabeled", self.N)
         self.coord = _check_coord(coord, self.p)
         self.gtol, self.maxiter = 1e-12, 100
+        self._ols = None  # the three WLS fits of the OLS point estimate, computed once
 
     def fit(self, lam: float):
         n, N = self.n, self.N
-        if self.kind == "ols":  # ppi_py's PPI form: imputed fit + rectifier fit
-            return _wls(self.XU, lam * self.FU, self.wu) + _wls(
-                self.X, self.Y - lam * self.F, self.w
-            )
+        if (
+            self.kind == "ols"
+        ):  # ppi_py's PPI form WLS(X_u, lam f_u) + WLS(X, Y - lam f): linear in lam
+            if self._ols is None:
+                bY, bF = _wls(self.X, np.c_[self.Y, self.F], self.w).T
+                self._ols = (bY, bF, _wls(self.XU, self.FU, self.wu))
+            bY, bF, bFU = self._ols
+            return lam * bFU + bY - lam * bF
         a = self.w / n
         c, t, b = a * (1 - lam), a * (self.Y - lam * self.F), lam * self.wu / N
         return solve_logistic(
@@ -355,9 +372,10 @@ class _GLM:
 
 
 def _wls(X, y, w):
-    """Weighted least squares (X' W X)^-1 X' W y, via lstsq on sqrt(w)-scaled rows."""
+    """Weighted least squares (X' W X)^-1 X' W y, via lstsq on sqrt(w)-scaled rows; y is (m,) or
+    (m, k) (the k right-hand sides share one factorisation)."""
     r = np.sqrt(w)
-    return np.linalg.lstsq(X * r[:, None], y * r, rcond=None)[0]
+    return np.linalg.lstsq(X * r[:, None], y * (r[:, None] if y.ndim == 2 else r), rcond=None)[0]
 
 
 def _glm_lam(lam):
