@@ -5,19 +5,10 @@ import inspect
 
 import pytest
 import stratppi as sp
+from stratppi import baselines
 
 # ppi_py's drop-in replacements keep ppi_py's positional order (see test_ppi_py_parity.py)
-PPI_PY_COMPATIBLE = {
-    "classical_mean_ci",
-    "ppi_mean_pointestimate",
-    "ppi_mean_ci",
-    "ppi_mean_pval",
-    "ppi_ols_pointestimate",
-    "ppi_ols_ci",
-    "ppi_logistic_pointestimate",
-    "ppi_logistic_ci",
-    "ppi_logistic_pval",
-}
+PPI_PY_COMPATIBLE = set(baselines.__all__)
 FUNCTIONS = [
     name
     for name in sp.__all__

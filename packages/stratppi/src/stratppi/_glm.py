@@ -16,9 +16,16 @@ import warnings
 import numpy as np
 from scipy.special import expit
 
-from ._checks import check_float, check_int
+from ._checks import check_array, check_float, check_int, check_same_length
 
-__all__ = ["SeparationWarning", "check_design", "covariance", "solve_ols", "solve_logistic"]
+__all__ = [
+    "SeparationWarning",
+    "check_design",
+    "check_regression_data",
+    "covariance",
+    "solve_logistic",
+    "solve_ols",
+]
 
 #: |x'theta| beyond which a fitted probability is 0 or 1 to within 1e-13: the fit diverges.
 SEPARATION_Z = 30.0
@@ -55,6 +62,35 @@ def check_design(X, name: str) -> None:
         f"{name} has rank {rank} < {p} columns (collinear columns, or fewer rows than columns), "
         "so the coefficients are not identified"
     )
+
+
+def check_regression_data(kind, X, Y, Yhat, X_unlabeled, Yhat_unlabeled):
+    """Validate (X, Y, Yhat, X_unlabeled, Yhat_unlabeled) of an OLS / logistic regression.
+
+    Both designs must have full column rank (an all-zero or duplicated column raises); for the
+    logistic, Y must be 0/1 and the predictions in [0, 1].
+    """
+    X = check_array(X, "X", ndim=2)
+    Y = check_array(Y, "Y", ndim=1)
+    F = check_array(Yhat, "Yhat", ndim=1)
+    XU = check_array(X_unlabeled, "X_unlabeled", ndim=2)
+    FU = check_array(Yhat_unlabeled, "Yhat_unlabeled", ndim=1)
+    check_same_length(X=X, Y=Y, Yhat=F)
+    check_same_length(X_unlabeled=XU, Yhat_unlabeled=FU)
+    if XU.shape[1] != X.shape[1]:
+        raise ValueError(f"X_unlabeled has {XU.shape[1]} columns but X has {X.shape[1]}")
+    check_design(X, "X")
+    check_design(XU, "X_unlabeled")
+    if kind == "logistic":
+        if np.any((Y != 0) & (Y != 1)):
+            raise ValueError("Y must be binary (0/1) for logistic regression")
+        for name, a in (("Yhat", F), ("Yhat_unlabeled", FU)):
+            if np.any((a < 0) | (a > 1)):
+                raise ValueError(
+                    f"{name} must lie in [0, 1] for logistic regression, got values in "
+                    f"[{a.min():.3g}, {a.max():.3g}]"
+                )
+    return X, Y, F, XU, FU
 
 
 def covariance(A, ddof: int = 1):

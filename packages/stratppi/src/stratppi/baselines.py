@@ -37,7 +37,7 @@ from scipy.special import expit
 from scipy.stats import norm
 
 from ._checks import check_array, check_bool, check_float, check_int, check_same_length
-from ._glm import covariance, optimizer_settings, solve_logistic
+from ._glm import check_regression_data, covariance, optimizer_settings, solve_logistic
 from ._validation import (
     as_2d,
     check_alpha,
@@ -48,7 +48,6 @@ from ._validation import (
     sample_weights,
 )
 from .mean import zconfint
-from .regression import check_regression_data
 
 __all__ = [
     "classical_mean_ci",
