@@ -19,29 +19,24 @@ memory ratio and whether the per-token overhead of scoring + eviction stays smal
 
 from __future__ import annotations
 
-import argparse
 import functools
-import json
-import platform
-import time
 import warnings
-from pathlib import Path
 
 import torch
 import torch.nn.functional as F
 
+from papershelf_harness import Table, bench_main, ratio, timeit_ms
+
 PACKAGE = "h2o-cache"
+PAPER_NOTE = (
+    "paper (OPT-6.7B/30B, GPU, 20% heavy hitters): up to 29x throughput vs DeepSpeed "
+    "Zero-Inference / HF Accelerate, 3x vs FlexGen, 1.9x lower latency at equal batch size"
+)
 
 
-def _time(fn, reps: int, warmup: int = 1) -> float:
-    for _ in range(warmup):
-        fn()
-    best = float("inf")
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best * 1e3
+def _best_ms(fn, device: str, repeat: int) -> float:
+    sync = torch.cuda.synchronize if device == "cuda" else None
+    return timeit_ms(fn, repeat=repeat, warmup=1, sync=sync).best_ms
 
 
 def eager_colsum(q, k, v, causal):
@@ -56,15 +51,6 @@ def eager_colsum(q, k, v, causal):
         )
     p = torch.softmax(s, -1)
     return torch.matmul(p.to(v.dtype), vv), p.sum(2)
-
-
-def _synced(f, device):
-    def run():
-        f()
-        if device == "cuda":
-            torch.cuda.synchronize()
-
-    return run
 
 
 def kernel_rows(quick: bool, device: str) -> list[list]:
@@ -94,7 +80,7 @@ def kernel_rows(quick: bool, device: str) -> list[list]:
                 F.scaled_dot_product_attention, q, kk, vv, is_causal=causal and Lq > 1
             ),
         }
-        ms = {name: _time(_synced(f, device), reps) for name, f in fns.items()}
+        ms = {name: _best_ms(f, device, reps) for name, f in fns.items()}
         ours, eager, sdpa = ms["ours"], ms["eager"], ms["sdpa"]
         cfg = (
             f"attn+colsum {kind} B={B} H={H}/{Hkv} Lq={Lq} Lk={Lk} D={D} {str(dtype)[6:]} {device}"
@@ -105,7 +91,7 @@ def kernel_rows(quick: bool, device: str) -> list[list]:
                 "eager attention + column sums",
                 round(eager, 3),
                 round(ours, 3),
-                f"{eager / ours:.2f}x",
+                ratio(eager, ours),
                 f"sdpa (no colsum) {sdpa:.3f} ms",
             ]
         )
@@ -136,14 +122,10 @@ def decode_rows(quick: bool, device: str) -> list[list]:
             cache = cache_fn()
             with torch.no_grad():
                 model.generate(
-                    ids,
-                    max_new_tokens=new,
-                    min_new_tokens=new,
-                    do_sample=False,
-                    past_key_values=cache,
+                    ids, max_new_tokens=new, min_new_tokens=new, do_sample=False, cache=cache
                 )
-            if device == "cuda":
-                torch.cuda.synchronize()
+            if hasattr(cache, "detach"):
+                cache.detach()  # restores the model's attention implementation
             run.cache = cache
 
         return run
@@ -152,10 +134,10 @@ def decode_rows(quick: bool, device: str) -> list[list]:
         # decode ms/token = (prefill + new tokens) - (prefill + 1 token), divided by new - 1
         nonlocal new
         full_run = gen(cache_fn)
-        t_all = _time(full_run, reps)
+        t_all = _best_ms(full_run, device, reps)
         saved = new
         new = 1
-        t_one = _time(gen(cache_fn), reps)
+        t_one = _best_ms(gen(cache_fn), device, reps)
         new = saved
         return (t_all - t_one) / (saved - 1), full_run.cache
 
@@ -166,7 +148,6 @@ def decode_rows(quick: bool, device: str) -> list[list]:
     for r in budgets:
         heavy = recent = max(1, round(r * prompt / 2))
         ours_ms, cache = per_token(lambda h=heavy, rr=recent: H2OCache(model, heavy=h, recent=rr))
-        model.set_attn_implementation("sdpa")
         cfgs = f"decode {cfg.num_hidden_layers}L d={cfg.hidden_size} prompt={prompt} +{new} budget={int(r * 100)}% ({heavy}+{recent}) {device}"
         mem = f"KV {cache.memory_bytes() / 2**20:.2f} / {full_bytes / 2**20:.2f} MiB = {cache.memory_bytes() / full_bytes:.2f}x"
         rows.append(
@@ -175,49 +156,44 @@ def decode_rows(quick: bool, device: str) -> list[list]:
                 "full DynamicCache (sdpa), ms/token",
                 round(full_ms, 3),
                 round(ours_ms, 3),
-                f"{full_ms / ours_ms:.2f}x",
+                ratio(full_ms, ours_ms),
                 mem,
             ]
         )
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+def run(args) -> Table:
+    torch.set_num_threads(args.threads)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    table = Table(["config", "baseline", "baseline_ms", "ours_ms", "ratio", "note"])
+    for row in kernel_rows(args.quick, args.device) + decode_rows(args.quick, args.device):
+        table.add(*row)
+    table.notes = (
+        "ratio = baseline time / ours (>1: ours is faster). The paper's 29x / 1.9x come from GPU "
+        "memory (larger batches, no offloading); a CPU run shows the exact KV-memory ratio and "
+        "the scoring overhead only. " + PAPER_NOTE
     )
-    p.add_argument("--quick", action="store_true", help="tiny CPU configuration (seconds)")
-    p.add_argument("--json", type=Path, default=None)
-    p.add_argument(
+    return table
+
+
+def _extra_args(parser) -> None:
+    parser.add_argument(
         "--threads", type=int, default=1, help="torch CPU threads (default 1: shared CI machines)"
     )
-    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    a = p.parse_args(argv)
-    torch.set_num_threads(a.threads)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    rows = kernel_rows(a.quick, a.device) + decode_rows(a.quick, a.device)
-    cols = ["config", "baseline", "baseline_ms", "ours_ms", "ratio", "note"]
-    print(f"{'config':78s} {'baseline_ms':>11s} {'ours_ms':>9s} {'ratio':>7s}  note")
-    for r in rows:
-        print(f"{r[0][:78]:78s} {r[2]:11.3f} {r[3]:9.3f} {r[4]:>7s}  {r[1]}; {r[5]}")
-    print("paper (OPT-6.7B/30B, GPU, 20% heavy hitters): up to 29x throughput vs DeepSpeed Zero-Inference / "
-          "HF Accelerate, 3x vs FlexGen, 1.9x lower latency at equal batch size")  # fmt: skip
-    machine = f"{platform.machine()} {a.device}" + (
-        f" {torch.cuda.get_device_name()}" if a.device == "cuda" else f", {a.threads} thread(s)"
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+
+
+def main(argv: list[str] | None = None) -> int:
+    return bench_main(
+        PACKAGE,
+        run,
+        argv,
+        title="H2O cache: attention+column sums and decode ms/token vs baselines",
+        doc=__doc__,
+        extra_args=_extra_args,
+        device=lambda args: args.device,
     )
-    result = {
-        "package": PACKAGE,
-        "title": "H2O cache: attention+column sums and decode ms/token vs baselines",
-        "machine": machine,
-        "columns": cols,
-        "rows": rows,
-        "notes": "ratio = baseline / ours; >1 means faster. The paper's 29x / 1.9x come from GPU memory (larger "
-        "batches, no offloading); a CPU run shows the exact KV-memory ratio and the scoring overhead only.",
-    }
-    if a.json:
-        a.json.parent.mkdir(parents=True, exist_ok=True)
-        a.json.write_text(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

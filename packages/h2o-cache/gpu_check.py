@@ -4,10 +4,12 @@
 
 1. Triton kernel vs the float32 reference (fp16 / bf16 / fp32; causal prefill, GQA decode with a
    key-padding mask, MQA chunk, head dims 64 / 128): max errors against the declared tolerances.
-2. Timing (triton.testing.do_bench): the kernel vs eager attention + column sums (what H2O ports
-   use) and vs PyTorch SDPA without column sums (the floor), with TFLOP/s.
+2. Timing (papershelf_harness.timeit_ms with CUDA synchronisation, best of 20): the kernel vs
+   eager attention + column sums (what H2O ports use) and vs PyTorch SDPA without column sums
+   (the floor), with TFLOP/s.
 3. H2OCache on a random-init Llama in fp16: greedy output identical to the full cache when the
-   budget covers the sequence; decode tokens/s and KV memory of H2O (20 %) vs the full cache.
+   budget covers the sequence; decode tokens/s, KV memory and peak GPU memory
+   (papershelf_harness.peak_memory) of H2O (20 %) vs the full cache.
 Prints everything and writes JSON to --json.
 """
 
@@ -23,11 +25,18 @@ import warnings
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-for src in (HERE / "src", HERE.parent / "papershelf-kernels" / "src"):
+for src in (
+    HERE,  # bench.py (the eager attention + column sums baseline)
+    HERE / "src",
+    HERE.parent / "papershelf-kernels" / "src",
+    HERE.parent / "papershelf-harness" / "src",
+):
     if src.is_dir() and str(src) not in sys.path:
         sys.path.insert(0, str(src))
 
 import torch  # noqa: E402
+
+from papershelf_harness import describe_machine, peak_memory, timeit_ms  # noqa: E402
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 
@@ -82,23 +91,14 @@ def correctness():
     return {"all_ok": all(r["ok"] for r in rows), "rows": rows}
 
 
+def _cuda_ms(fn) -> float:
+    return timeit_ms(fn, repeat=20, warmup=3, sync=torch.cuda.synchronize).best_ms
+
+
 def timing():
-    import triton.testing as tt
+    from bench import eager_colsum as eager  # the same eager baseline as bench.py
 
     from papershelf_kernels.attention import attention_colsum
-
-    def eager(q, k, v, causal):
-        G = q.shape[1] // k.shape[1]
-        kk, vv = k.repeat_interleave(G, 1), v.repeat_interleave(G, 1)
-        s = torch.matmul(q, kk.transpose(-1, -2)).float() * q.shape[-1] ** -0.5
-        if causal:
-            Lq, Lk = s.shape[-2:]
-            s = s.masked_fill(
-                torch.ones(Lq, Lk, dtype=torch.bool, device=q.device).triu(Lk - Lq + 1),
-                float("-inf"),
-            )
-        p = torch.softmax(s, -1)
-        return torch.matmul(p.to(v.dtype), vv), p.sum(2)
 
     rows = []
     for kind, B, Lq, Lk in [
@@ -113,15 +113,15 @@ def timing():
         v = torch.randn(B, Hkv, Lk, D, device="cuda", dtype=torch.float16)
         causal = kind == "prefill"
         kk, vv = k.repeat_interleave(H // Hkv, 1), v.repeat_interleave(H // Hkv, 1)
-        ms_k = tt.do_bench(
+        ms_k = _cuda_ms(
             functools.partial(attention_colsum, q, k, v, causal=causal, backend="triton")
         )
         try:
-            ms_e = tt.do_bench(functools.partial(eager, q, k, v, causal))
+            ms_e = _cuda_ms(functools.partial(eager, q, k, v, causal))
         except torch.OutOfMemoryError:
             ms_e = float("nan")
         sdpa = torch.nn.functional.scaled_dot_product_attention
-        ms_s = tt.do_bench(functools.partial(sdpa, q, kk, vv, is_causal=causal))
+        ms_s = _cuda_ms(functools.partial(sdpa, q, kk, vv, is_causal=causal))
         frac = 0.5 if causal else 1.0
         flops = (
             4 * B * H * Lq * Lk * D * frac + 2 * B * H * Lq * Lk * D * frac
@@ -146,14 +146,9 @@ def decode():
     # exactness: budget >= length -> identical greedy tokens
     ids = torch.randint(0, 32000, (2, 64), device="cuda")
     ref = model.generate(ids, max_new_tokens=16, do_sample=False)
-    big = model.generate(
-        ids,
-        max_new_tokens=16,
-        do_sample=False,
-        past_key_values=H2OCache(model, heavy=100, recent=100),
-    )
+    with H2OCache(model, heavy=100, recent=100) as cache:
+        big = model.generate(ids, max_new_tokens=16, do_sample=False, cache=cache)
     res["budget_ge_length_identical"] = bool(torch.equal(ref, big))
-    model.set_attn_implementation("sdpa")
     print(
         "budget >= length identical greedy output:", res["budget_ge_length_identical"], flush=True
     )
@@ -161,15 +156,20 @@ def decode():
         ids = torch.randint(0, 32000, (B, prompt), device="cuda")
 
         def run(make, n, ids=ids):
-            cache = make()
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            with torch.no_grad():
-                model.generate(
-                    ids, max_new_tokens=n, min_new_tokens=n, do_sample=False, past_key_values=cache
-                )
-            torch.cuda.synchronize()
-            return time.perf_counter() - t0, cache
+            """(seconds of one generate call, its cache, its peak extra GPU bytes)."""
+            held = {}
+
+            def call():
+                cache = held["cache"] = make()
+                with torch.no_grad():
+                    model.generate(
+                        ids, max_new_tokens=n, min_new_tokens=n, do_sample=False, cache=cache
+                    )
+                if hasattr(cache, "detach"):
+                    cache.detach()  # restore the model's attention implementation
+
+            t = timeit_ms(call, repeat=1, warmup=0, sync=torch.cuda.synchronize).best_ms / 1e3
+            return t, held["cache"]
 
         out = {}
         for name, make in [("full", lambda: DynamicCache(config=model.config)),
@@ -177,11 +177,14 @@ def decode():
             run(make, 2)  # warm-up / compile
             t1, _ = run(make, 1)
             tn, cache = run(make, new)
+            (_, _), peak = peak_memory(lambda make=make, n=new: run(make, n), device="cuda")
             mem = sum(layer.keys.numel() * layer.keys.element_size() * 2 for layer in cache.layers)
             out[name] = dict(
-                decode_tok_per_s=B * (new - 1) / (tn - t1), prefill_s=t1, kv_mib=mem / 2**20
+                decode_tok_per_s=B * (new - 1) / (tn - t1),
+                prefill_s=t1,
+                kv_mib=mem / 2**20,
+                peak_extra_mib=peak / 2**20,
             )
-            model.set_attn_implementation("sdpa")
         out["decode_speedup"] = out["h2o20"]["decode_tok_per_s"] / out["full"]["decode_tok_per_s"]
         out["kv_ratio"] = out["h2o20"]["kv_mib"] / out["full"]["kv_mib"]
         print(f"B={B} prompt={prompt} new={new}:", out, flush=True)
@@ -198,7 +201,7 @@ def main(argv=None):
     if not torch.cuda.is_available():
         print("no CUDA device")
         return 1
-    out = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
+    out = {"machine": describe_machine("cuda"), "torch": torch.__version__}
     t0 = time.perf_counter()
     section("correctness", correctness, out)
     section("timing", timing, out)

@@ -1,6 +1,6 @@
 """Reproduce H2O's headline claims at toy scale on a tiny Llama trained offline.
 
-    python reproduce.py [--full] [--json PATH] [--threads N]
+    python reproduce.py [--full] [--quick] [--json PATH] [--threads N] [--task recall|copy]
 
 Zhang et al., "H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language
 Models", NeurIPS 2023 (https://arxiv.org/abs/2306.14048). Headline: with a 20 % KV budget
@@ -19,16 +19,13 @@ key). Evaluation: teacher-forced on 8 held-out sequences of 128 bytes, prompt 64
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
-import platform
-import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import torch
+
+from papershelf_harness import Claim, reproduce_main
 
 PACKAGE = "h2o-cache"
 PAPER = "H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language Models (NeurIPS 2023)"
@@ -237,17 +234,17 @@ def policy_logits(
     with torch.no_grad():
         if policy == "full":
             return model(input_ids=ids).logits[:, prefill - 1 : L - 1]
-        cache = H2OCache(model, heavy=heavy, recent=recent, policy=policy, score_mode=score_mode)
         pos = torch.arange(L)[None].expand(B, L)
-        out = model(
-            input_ids=ids[:, :prefill], position_ids=pos[:, :prefill], past_key_values=cache
-        )
-        logits = [out.logits[:, -1]]
-        for t in range(prefill, L - 1):
-            out = model(
-                input_ids=ids[:, t : t + 1], position_ids=pos[:, t : t + 1], past_key_values=cache
-            )
-            logits.append(out.logits[:, -1])
+        with H2OCache(
+            model, heavy=heavy, recent=recent, policy=policy, score_mode=score_mode
+        ) as cache:
+            out = model(input_ids=ids[:, :prefill], position_ids=pos[:, :prefill], cache=cache)
+            logits = [out.logits[:, -1]]
+            for t in range(prefill, L - 1):
+                out = model(
+                    input_ids=ids[:, t : t + 1], position_ids=pos[:, t : t + 1], cache=cache
+                )
+                logits.append(out.logits[:, -1])
     return torch.stack(logits, 1)
 
 
@@ -257,9 +254,19 @@ def target_nll(logits, tgt, prefill: int) -> torch.Tensor:
     return torch.nn.functional.cross_entropy(logits.float().transpose(1, 2), y, reduction="none")
 
 
-def claims(
+def claims(args) -> list[Claim]:
+    """The claims of the run described by ``args`` (``--full``, ``--quick``, ``--task``,
+    ``--threads``): task "copy": marker followed by the header (the brief's recipe; a recent
+    marker/header pair can be copied); "recall": the header only at position 0 (custom targets)."""
+    torch.set_num_threads(args.threads)
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    n_seqs, steps = (2, 2) if args.quick else (None, None)
+    return _claims(args.full, n_seqs=n_seqs, steps=steps, task=args.task)
+
+
+def _claims(
     full: bool, n_seqs: int | None = None, steps: int | None = None, task: str = TASK
-) -> list[dict]:
+) -> list[Claim]:
     """task "copy": marker followed by the header (the brief's recipe; a recent marker/header pair
     can be copied); "recall": the header only at position 0 (custom targets)."""
     from h2o_cache import h2o_mask_mode, h2o_token_nll
@@ -283,12 +290,14 @@ def claims(
                             ("random", "random", "sum"), ("mean", "h2o", "mean")]:  # fmt: skip
         nll = target_nll(policy_logits(model, ids, P, heavy, recent, pol, mode), tgt, P)
         res[name], mnll[name] = math.exp(float(nll.mean())), float(nll[is_marker].mean())
-    real = h2o_token_nll(model, ids, P, heavy, recent)
-    mask = h2o_mask_mode(model, ids, P, heavy, recent)
+    real = h2o_token_nll(model, ids, prefill_len=P, heavy=heavy, recent=recent)
+    mask = h2o_mask_mode(model, ids, prefill_len=P, heavy=heavy, recent=recent)
     diff = float((real - mask).abs().max())
     cov = {}
     for pol in ["h2o", "local", "random"]:
-        _, m = h2o_mask_mode(model, ids, P, heavy, recent, pol, return_masks=True)
+        _, m = h2o_mask_mode(
+            model, ids, prefill_len=P, heavy=heavy, recent=recent, policy=pol, return_masks=True
+        )
         cov[pol] = float(coverage(model, ids, m)[..., P:].mean())
     note = f"task {task!r}; tiny Llama 2L d=64 4q/2kv heads, {steps} steps x 16 seqs; {n_seqs} held-out seqs x 128 B, prompt 64, 13 heavy + 12 recent"
     rows = [
@@ -323,44 +332,25 @@ def claims(
     except Exception as e:
         rows.append({"claim": "kvpress ObservedAttentionPress at the same budget", "paper": "n/a (peer)",
                      "measured": "not runnable", "holds": None, "note": f"{type(e).__name__}: {e}"[:200]})  # fmt: skip
-    return rows
+    return [Claim(**r) for r in rows]
+
+
+def _extra_args(parser) -> None:
+    parser.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    parser.add_argument("--task", choices=["copy", "recall"], default=TASK)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        full_help="64 held-out sequences (default: 8)",
+        quick=True,
+        extra_args=_extra_args,
     )
-    parser.add_argument(
-        "--full",
-        action="store_true",
-        help="64 held-out sequences, 1200 training steps (default: 8, 600)",
-    )
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--task", choices=["copy", "recall"], default=TASK)
-    args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
-    warnings.filterwarnings("ignore", category=FutureWarning)
-    t0 = time.perf_counter()
-    rows = claims(args.full, task=args.task)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':70s} | {'paper':28s} | {'measured':60s} | holds")
-    for r in rows:
-        print(
-            f"{r['claim'][:70]:70s} | {r['paper'][:28]:28s} | {r['measured'][:60]:60s} | {r['holds']}"
-        )
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip()
-        + f", {args.threads} torch threads",
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

@@ -70,3 +70,15 @@ def test_output_attentions_returns_the_weights_over_the_kept_entries(attention):
     for a in att:
         assert a.shape == (1, 4, 1, 7)  # (B, H, q, kept + q) before this step's eviction
         torch.testing.assert_close(a.sum(-1), torch.ones(1, 4, 1))
+
+
+def test_a_new_cache_reattaches_a_model_switched_away_meanwhile():
+    model = build("llama")
+    first = H2OCache(model, heavy=3, recent=3)
+    model.set_attn_implementation("sdpa")  # by hand, while `first` is still attached
+    with H2OCache(model, heavy=3, recent=3) as cache:
+        assert model.config._attn_implementation == "h2o"
+        model(input_ids=IDS[:, :12], cache=cache)
+        model(input_ids=IDS[:, 12:13], cache=cache)
+    first.detach()
+    assert model.config._attn_implementation == "sdpa"

@@ -222,7 +222,7 @@ def test_bad_arguments():
         st_.update(torch.ones(3, 3), n_kv_heads=1)
     with pytest.raises(ValueError, match="n_kv_heads"):
         st_.update(torch.ones(1, 4, 2, 2), n_kv_heads=3)
-    with pytest.raises(ValueError, match="NaN"):
+    with pytest.raises(ValueError, match="attn must be finite"):
         st_.update(torch.full((1, 1, 2, 2), float("nan")), n_kv_heads=1)
     st_.update(torch.ones(1, 1, 2, 2) / 2, n_kv_heads=1)
     with pytest.raises(ValueError, match="kept"):

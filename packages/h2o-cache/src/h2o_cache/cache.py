@@ -423,17 +423,20 @@ class H2OCache(Cache):
             self.mode = "eager"
             for layer in self.layers:
                 layer.eager = True
+        prev = model.config._attn_implementation
+        if prev != ATTN_NAME:
+            # (also when another attached cache exists but the model was switched away since)
+            model.set_attn_implementation(ATTN_NAME)
+        if model.config._attn_implementation != ATTN_NAME:
+            raise RuntimeError(
+                f"H2OCache: model.set_attn_implementation({ATTN_NAME!r}) did not take effect "
+                f"(the model still runs {model.config._attn_implementation!r})"
+            )
         entry = _ATTACHED.get(model)
         if entry is None:
-            prev = model.config._attn_implementation
-            if prev != ATTN_NAME:
-                model.set_attn_implementation(ATTN_NAME)
-            if model.config._attn_implementation != ATTN_NAME:
-                raise RuntimeError(
-                    f"H2OCache: model.set_attn_implementation({ATTN_NAME!r}) did not take effect "
-                    f"(the model still runs {model.config._attn_implementation!r})"
-                )
             entry = _ATTACHED[model] = [prev, 0]
+        elif prev != ATTN_NAME:
+            entry[0] = prev
         entry[1] += 1
         self._model_ref = weakref.ref(model)
 

@@ -46,13 +46,13 @@ def select_keep(
     >>> select_keep(torch.tensor([5.0, 0.0, 3.0, 1.0, 2.0]), heavy=2, recent=1)
     tensor([0, 2, 4])
     """
-    scores = check_tensor(scores, "scores", ndim=range(1, 8), finite=False)
+    scores = check_tensor(scores, "scores", ndim=range(1, 8), finite=False)  # -inf: never kept
     heavy = check_int(heavy, "heavy", minimum=0)
     recent = check_int(recent, "recent", minimum=0)
     if valid is not None:
         valid = check_tensor(valid, "valid", dtype="bool", shape=tuple(scores.shape))
     if not scores.is_cuda and bool(torch.isnan(scores).any()):  # (no device sync on GPUs)
-        raise ValueError("scores must not contain NaN")
+        raise ValueError("scores must not contain NaN, got a NaN score")
     return _select_keep(scores, heavy, recent, valid)
 
 
@@ -195,7 +195,8 @@ class H2OState:
         Returns:
             keep_idx: (B, Hkv, m) int64 indices into the n keys, ascending; use :meth:`gather`.
         """
-        attn = check_tensor(attn, "attn", ndim=4, finite=False)
+        # (the finiteness check would synchronise a GPU at every layer and step: CPU only)
+        attn = check_tensor(attn, "attn", ndim=4, finite=not getattr(attn, "is_cuda", False))
         q = attn.shape[2]
         a = attn.float()
         if new_valid is not None:
@@ -214,7 +215,9 @@ class H2OState:
         """Same as :meth:`update` from the column sums (B, H, n) of the probabilities over the
         q_len new rows (what ``papershelf_kernels.attention.attention_colsum`` returns); the rows
         of padding tokens must already be left out of the sums."""
-        colsum = check_tensor(colsum, "colsum", ndim=3, finite=False)
+        colsum = check_tensor(
+            colsum, "colsum", ndim=3, finite=not getattr(colsum, "is_cuda", False)
+        )
         B, H, n = colsum.shape
         n_kv_heads = check_int(n_kv_heads, "n_kv_heads", minimum=1)
         if H % n_kv_heads:
@@ -227,8 +230,6 @@ class H2OState:
             )
         if self.positions is not None and self.positions.shape[0] != B:
             raise ValueError(f"colsum: batch size changed from {self.positions.shape[0]} to {B}")
-        if not colsum.is_cuda and bool(torch.isnan(colsum).any()):  # (no device sync on GPUs)
-            raise ValueError("colsum (attention scores) must not contain NaN")
         dev = colsum.device
         if new_valid is None:
             nv = torch.ones(B, q_len, dtype=torch.bool, device=dev)
