@@ -5,10 +5,7 @@
 
 from __future__ import annotations
 
-from papershelf_harness import Claim, reproduce_main
-
-PACKAGE = "{{name}}"
-PAPER = "{{paper}} ({{venue}})"
+from papershelf_harness import Claim, reproduce_cli
 
 
 def claims(args):
@@ -24,9 +21,7 @@ def claims(args):
     )
 
 
-def main(argv=None):
-    return reproduce_main(PACKAGE, PAPER, claims, argv, doc=__doc__, quick=True)
-
+main = reproduce_cli(claims, doc=__doc__, quick=True)  # package and paper: from pyproject.toml
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -97,7 +97,7 @@ def test_anatomy_and_harness_use_are_enforced(pkg_dir):
     (pkg_dir / "reproduce.py").write_text("import argparse  # --json\n")
     errs = _errors(pkg_dir)
     assert "notes.py: not in the anatomy table" in errs
-    assert "check_scripts" in errs and "reproduce_main" in errs
+    assert "check_scripts" in errs and "reproduce_cli" in errs
 
 
 def test_scaffolded_package_is_lint_clean_and_its_script_runs(pkg_dir, tmp_path):

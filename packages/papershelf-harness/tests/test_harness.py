@@ -157,3 +157,31 @@ def test_assert_rejects():
     # "x" as a word: "max" must not count
     with pytest.raises(AssertionError):
         assert_rejects(ValueError, "x", lambda: (_ for _ in ()).throw(ValueError("max bad")))
+
+
+def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
+    )
+    (tmp_path / "reproduce.py").write_text(
+        "from papershelf_harness import Claim, reproduce_cli\n"
+        "def claims(args):\n"
+        "    yield Claim('c', '1', '1', True)\n"
+        "main = reproduce_cli(claims, quick=True)\n"
+    )
+    (tmp_path / "bench.py").write_text(
+        "from papershelf_harness import Table, bench_cli\n"
+        "def run(args):\n"
+        "    t = Table(['config', 'ms'])\n"
+        "    t.add('a', 1.0)\n"
+        "    return t\n"
+        "main = bench_cli(run, title='t')\n"
+    )
+    from papershelf_harness.testing import load_script
+
+    rep = load_script(tmp_path / "reproduce.py")
+    assert rep.main(["--quick"]) == 0
+    data = json.loads((tmp_path / "reproduce.json").read_text())
+    assert data["package"] == "demo-pkg" and data["paper"] == "A Paper (NeurIPS 2024)"
+    assert load_script(tmp_path / "bench.py").main(["--quick"]) == 0
+    assert json.loads((tmp_path / "bench.json").read_text())["package"] == "demo-pkg"

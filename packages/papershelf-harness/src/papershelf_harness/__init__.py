@@ -3,13 +3,15 @@
 A package lists ``papershelf-harness`` only in its ``bench`` and ``test`` dependency groups; the
 library itself never imports it. A script is a few lines of method-specific code::
 
-    from papershelf_harness import Claim, reproduce_main
+    from papershelf_harness import Claim, reproduce_cli
 
     def claims(args):
         yield Claim("CI width vs PPI++", paper="0.77x", measured="0.81x", holds=True)
 
+    main = reproduce_cli(claims, doc=__doc__)   # package and paper from the pyproject beside it
+
     if __name__ == "__main__":
-        raise SystemExit(reproduce_main("stratppi", PAPER, claims))
+        raise SystemExit(main())
 
 Result rows follow the schema of ``docs/contributing.md`` (see :mod:`papershelf_harness.schema`).
 """
@@ -22,6 +24,7 @@ from .bench import RATIO_NOTE, Table, Timing, bench_main, peak_memory, ratio, ti
 from .machine import describe_machine
 from .reproduce import Claim, reproduce_main
 from .schema import SchemaError, validate_bench, validate_reproduce
+from .script import bench_cli, reproduce_cli, script_metadata
 
 try:
     __version__ = version("papershelf-harness")
@@ -34,11 +37,14 @@ __all__ = [
     "SchemaError",
     "Table",
     "Timing",
+    "bench_cli",
     "bench_main",
     "describe_machine",
     "peak_memory",
     "ratio",
+    "reproduce_cli",
     "reproduce_main",
+    "script_metadata",
     "timeit_ms",
     "validate_bench",
     "validate_reproduce",

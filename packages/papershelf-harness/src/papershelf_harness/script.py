@@ -1,0 +1,79 @@
+"""``reproduce_cli`` / ``bench_cli``: a script's ``main`` in one line.
+
+The package name and the paper (title and venue) are read from the ``pyproject.toml`` beside the
+script (``[project] name``, ``[tool.papershelf] paper`` and ``venue``), so a script holds only its
+method-specific code::
+
+    main = reproduce_cli(claims, doc=__doc__, quick=True)
+
+    if __name__ == "__main__":
+        raise SystemExit(main())
+"""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .bench import bench_main
+from .reproduce import reproduce_main
+
+
+def _script_dir(fn: Callable) -> Path:
+    module = sys.modules.get(getattr(fn, "__module__", ""), None)
+    path = getattr(module, "__file__", None)
+    if path is None:
+        raise ValueError(f"cannot tell which script defines {fn!r}: pass package= and paper=")
+    return Path(path).resolve().parent
+
+
+def script_metadata(directory: str | Path) -> tuple[str, str]:
+    """(distribution name, "paper title (venue)") from ``directory/pyproject.toml``."""
+    pyproject = Path(directory) / "pyproject.toml"
+    if not pyproject.exists():
+        raise FileNotFoundError(f"{pyproject} not found: pass package= and paper=")
+    data = tomllib.loads(pyproject.read_text())
+    name = data.get("project", {}).get("name")
+    tool = data.get("tool", {}).get("papershelf", {})
+    if not name:
+        raise ValueError(f"{pyproject} has no [project] name")
+    paper = tool.get("paper", "")
+    venue = tool.get("venue")
+    return name, f"{paper} ({venue})" if venue else paper
+
+
+def reproduce_cli(
+    claims_fn: Callable, *, package: str | None = None, paper: str | None = None, **options: Any
+) -> Callable[[Sequence[str] | None], int]:
+    """``main(argv=None)`` running :func:`reproduce_main` for ``claims_fn``; package and paper
+    default to the script's pyproject, ``--json`` to ``reproduce.json`` beside the script.
+    ``options`` are :func:`reproduce_main`'s keyword options."""
+    here = _script_dir(claims_fn)
+    if package is None or paper is None:
+        name, title = script_metadata(here)
+        package, paper = package or name, paper or title
+    options.setdefault("default_json", here / "reproduce.json")
+
+    def main(argv: Sequence[str] | None = None) -> int:
+        return reproduce_main(package, paper, claims_fn, argv, **options)
+
+    return main
+
+
+def bench_cli(
+    run_fn: Callable, *, package: str | None = None, **options: Any
+) -> Callable[[Sequence[str] | None], int]:
+    """``main(argv=None)`` running :func:`bench_main` for ``run_fn`` (package from the script's
+    pyproject, ``--json`` to ``bench.json`` beside the script)."""
+    here = _script_dir(run_fn)
+    if package is None:
+        package = script_metadata(here)[0]
+    options.setdefault("default_json", here / "bench.json")
+
+    def main(argv: Sequence[str] | None = None) -> int:
+        return bench_main(package, run_fn, argv, **options)
+
+    return main
