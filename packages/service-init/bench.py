@@ -10,25 +10,17 @@ baselines (random, greedy) set the scale. All timings are best of ``--repeat`` r
 
 from __future__ import annotations
 
-import argparse
-import json
-import platform
-import time
-from pathlib import Path
-
 import numpy as np
 from service_init import QuadraticUsers, RegressionUsers, acquire, greedy_init, random_init
+
+from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
 
 PACKAGE = "service-init"
 
 
 def _best(f, repeat):
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return 1e3 * min(times)
+    """Best of ``repeat`` calls in ms (no warm-up call, as the README's numbers)."""
+    return timeit_ms(f, repeat=repeat, warmup=0).best_ms
 
 
 def _spd(rng, n, d):
@@ -36,12 +28,7 @@ def _spd(rng, n, d):
     return a @ np.swapaxes(a, 1, 2) + 0.1 * np.eye(d)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="tiny sizes (seconds)")
-    parser.add_argument("--repeat", type=int, default=None)
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("bench.json"))
-    args = parser.parse_args(argv)
+def run(args) -> Table:
     repeat = args.repeat or (1 if args.quick else 3)
     n = 2_000 if args.quick else 100_000
     rng = np.random.default_rng(0)
@@ -58,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     configs.append(
         (
             f"mahalanobis N={n:.0e} d={d} k=50",
-            QuadraticUsers(rng.normal(size=(n, d)), _spd(rng, n, d)),
+            QuadraticUsers(rng.normal(size=(n, d)), metrics=_spd(rng, n, d)),
             None,
             50 if not args.quick else 10,
         )
@@ -66,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     m = n if args.quick else n // 5
     xs = rng.normal(size=(m, 10, d))
     ys = xs @ rng.normal(size=d) + rng.normal(size=(m, 10))
-    t = time.perf_counter()
-    reg = RegressionUsers(xs, ys)
-    build_ms = 1e3 * (time.perf_counter() - t)
+    built = []
+    build_ms = timeit_ms(lambda: built.append(RegressionUsers(xs, ys)), repeat=1, warmup=0).best_ms
+    reg = built[0]
     configs.append(
         (
             f"regression N={m:.0e} d={d} k=50 (build {build_ms:.0f} ms)",
@@ -88,48 +75,46 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_vs_sklearn_1trial",
         "ratio_vs_sklearn_default",
     ]
-    rows = []
+    notes = (
+        f"{RATIO_NOTE}: ratio = sklearn time / AcQUIre time; 1trial is the same "
+        "algorithm, default uses 2+ln k local trials per step. Paper: AcQUIre scales to "
+        "N=5M users, K=2000 services (runtime figure, no comparable number)."
+    )
+    table = Table(columns, notes=notes)
     for name, users, x, k in configs:
-        ours = _best(lambda: acquire(users, k, 0), repeat)  # noqa: B023
-        rnd = _best(lambda: random_init(users, k, 0), repeat)  # noqa: B023
-        gre = _best(lambda: greedy_init(users, k, 0), repeat)  # noqa: B023
+        ours = _best(lambda: acquire(users, k, rng=0), repeat)  # noqa: B023
+        rnd = _best(lambda: random_init(users, k, rng=0), repeat)  # noqa: B023
+        gre = _best(lambda: greedy_init(users, k, rng=0), repeat)  # noqa: B023
         sk1 = skd = None
         if x is not None and kmeans_plusplus is not None:
             sk1 = _best(lambda: kmeans_plusplus(x, k, random_state=0, n_local_trials=1), repeat)  # noqa: B023
             skd = _best(lambda: kmeans_plusplus(x, k, random_state=0), repeat)  # noqa: B023
-        rows.append(
-            [
-                name,
-                round(ours, 2),
-                round(rnd, 2),
-                round(gre, 2),
-                None if sk1 is None else round(sk1, 2),
-                None if skd is None else round(skd, 2),
-                "n/a" if sk1 is None else f"{sk1 / ours:.2f}x",
-                "n/a" if skd is None else f"{skd / ours:.2f}x",
-            ]
+        table.add(
+            name,
+            round(ours, 2),
+            round(rnd, 2),
+            round(gre, 2),
+            None if sk1 is None else round(sk1, 2),
+            None if skd is None else round(skd, 2),
+            "n/a" if sk1 is None else ratio(sk1, ours),
+            "n/a" if skd is None else ratio(skd, ours),
         )
+    return table
 
-    widths = [max(len(str(r[i])) for r in [columns, *rows]) for i in range(len(columns))]
-    for r in [columns, *rows]:
-        print("  ".join(str(v).rjust(w) for v, w in zip(r, widths, strict=True)))
-    notes = (
-        "ratio = sklearn time / AcQUIre time (>1: AcQUIre faster); 1trial is the same "
-        "algorithm, default uses 2+ln k local trials per step. Paper: AcQUIre scales to "
-        "N=5M users, K=2000 services (runtime figure, no comparable number)."
+
+def _extra_args(parser):
+    parser.add_argument("--repeat", type=int, default=None, help="timed calls per row")
+
+
+def main(argv=None):
+    return bench_main(
+        PACKAGE,
+        run,
+        argv,
+        title="seeding time per call, ms (best of --repeat calls: 3, 1 with --quick)",
+        doc=__doc__,
+        extra_args=_extra_args,
     )
-    print(notes)
-    result = {
-        "package": PACKAGE,
-        "title": f"seeding time per call, ms (best of {repeat})",
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "columns": columns,
-        "rows": rows,
-        "notes": notes,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
 
 
 if __name__ == "__main__":

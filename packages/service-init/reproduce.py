@@ -15,18 +15,15 @@ not available offline; the claims are measured on planted synthetic populations 
 4. Data efficiency: exactly k users are queried.
 5. Fair AcQUIre lowers the worst group's loss against AcQUIre (minority group of 10 %).
 
-    python reproduce.py [--full] [--trials N] [--json PATH]
+    python reproduce.py [--quick] [--full] [--trials N] [--json PATH]
+
+``--quick`` is ``--trials 2`` (a smoke test; the claims are not meaningful at that size).
 """
 
 from __future__ import annotations
 
-import argparse
 import itertools
-import json
 import math
-import platform
-import time
-from pathlib import Path
 
 import numpy as np
 from service_init import (
@@ -45,6 +42,8 @@ from service_init import (
     random_init,
     total_loss,
 )
+
+from papershelf_harness import reproduce_main
 
 PACKAGE = "service-init"
 PAPER = "Initializing Services in Interactive ML Systems for Diverse Users (NeurIPS 2024)"
@@ -71,7 +70,9 @@ def exact_small(trials, rng):
         centers = rng.normal(0, 4, size=(k, 2))
         x = centers[rng.integers(k, size=n)] + rng.normal(0, 0.7, size=(n, 2))
         for kind in rows:
-            users = QuadraticUsers(x) if kind == "euclid" else QuadraticUsers(x, spd(rng, n, 2))
+            users = (
+                QuadraticUsers(x) if kind == "euclid" else QuadraticUsers(x, metrics=spd(rng, n, 2))
+            )
             opt = exact_optimum(users, k)[0]
             rows[kind].append(acquire_expected_loss(users, k) / opt)
             if kind == "euclid":
@@ -113,7 +114,7 @@ def planted(trials, rng, n=2000, k=10, d=5):
             ("eps-Greedy", eps_greedy_init),
             ("Greedy", greedy_init),
         ):
-            ratios[name].append(total_loss(users, f(users, k, s)[0]) / opt)
+            ratios[name].append(total_loss(users, f(users, k, rng=s)[0]) / opt)
     return {key: float(np.mean(v)) for key, v in ratios.items()}
 
 
@@ -130,7 +131,7 @@ def _niche(rng, x, frac, radius=40.0):
 def mahalanobis_population(rng, outliers=0.0, n=1000, d=3, k=8):
     means = rng.normal(0, 6, size=(k, d))
     x = _niche(rng, means[rng.integers(k, size=n)] + rng.normal(size=(n, d)), outliers)
-    return QuadraticUsers(x, spd(rng, n, d), rng.uniform(0, 0.5, n)), k
+    return QuadraticUsers(x, metrics=spd(rng, n, d), offsets=rng.uniform(0, 0.5, n)), k
 
 
 def regression_population(rng, outliers=0.0, n=600, d=3, k=8):
@@ -158,7 +159,7 @@ def general(trials, rng, make, outliers):
         s = int(rng.integers(2**31))
         hists = {}
         for name, f in (("AcQUIre", acquire), ("Random", random_init), ("Greedy", greedy_init)):
-            c0, _ = f(users, k, s)
+            c0, _ = f(users, k, rng=s)
             hists[name] = alternating_minimization(users, c0, iters=10)[2]
         best = min(h[-1] for h in hists.values())
         for name, hist in hists.items():
@@ -178,7 +179,7 @@ def count_queries(rng, k=12):
         n_users=500,
         dim=2,
     )
-    acquire(users, k, rng)
+    acquire(users, k, rng=rng)
     return len(calls), k
 
 
@@ -198,17 +199,23 @@ def fairness(trials, rng, n=2000, k=6):
         groups = np.r_[np.zeros(n - n_min, int), np.ones(n_min, int)]
         users = QuadraticUsers(x)
         s = int(rng.integers(2**31))
-        res["AcQUIre"].append(max_group_loss(users, acquire(users, k, s)[0], groups))
+        res["AcQUIre"].append(max_group_loss(users, acquire(users, k, rng=s)[0], groups))
         res["Fair AcQUIre"].append(
-            max_group_loss(users, fair_acquire(users, k, groups, s)[0], groups)
+            max_group_loss(users, fair_acquire(users, k, groups, rng=s)[0], groups)
         )
         res["Balanced random"].append(
-            max_group_loss(users, balanced_random_init(users, k, groups, s)[0], groups)
+            max_group_loss(users, balanced_random_init(users, k, groups, rng=s)[0], groups)
         )
     return {m: float(np.mean(v)) for m, v in res.items()}
 
 
-def claims(full: bool, trials: int | None = None) -> list[dict]:
+def claims(args) -> list[dict]:
+    """The claims for the parsed arguments (``--trials`` wins over ``--quick``)."""
+    trials = args.trials if args.trials is not None else (2 if args.quick else None)
+    return claim_rows(args.full, trials)
+
+
+def claim_rows(full: bool, trials: int | None = None) -> list[dict]:
     """Each claim: {"claim", "paper", "measured", "holds": bool | None, "note"}."""
     t = trials if trials is not None else (100 if full else 20)
 
@@ -322,29 +329,21 @@ def claims(full: bool, trials: int | None = None) -> list[dict]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--full", action="store_true", help="more instances (slow)")
+def _extra_args(parser):
     parser.add_argument("--trials", type=int, default=None, help="instances per claim")
-    parser.add_argument("--json", type=Path, default=Path(__file__).with_name("reproduce.json"))
-    args = parser.parse_args(argv)
-    t0 = time.perf_counter()
-    rows = claims(args.full, args.trials)
-    seconds = time.perf_counter() - t0
-    print(f"{'claim':56s} {'paper':>30s} {'measured':>40s} holds")
-    for r in rows:
-        print(f"{r['claim'][:56]:56s} {r['paper']:>30s} {r['measured']:>40s} {r['holds']}")
-    result = {
-        "package": PACKAGE,
-        "paper": PAPER,
-        "full": args.full,
-        "seconds": round(seconds, 2),
-        "machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-        "claims": rows,
-    }
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(result, indent=2))
-    return 0
+
+
+def main(argv=None):
+    return reproduce_main(
+        PACKAGE,
+        PAPER,
+        claims,
+        argv,
+        doc=__doc__,
+        full_help="more instances (slow)",
+        quick=True,
+        extra_args=_extra_args,
+    )
 
 
 if __name__ == "__main__":

@@ -33,12 +33,14 @@ def test_alternating_minimization_is_lloyd(rng):
 @pytest.mark.parametrize("kind", ["full", "regression"])
 def test_alternating_minimization_monotone(rng, kind):
     if kind == "full":
-        users = QuadraticUsers(rng.normal(size=(200, 3)), spd(rng, 200, 3), rng.uniform(0, 1, 200))
+        users = QuadraticUsers(
+            rng.normal(size=(200, 3)), metrics=spd(rng, 200, 3), offsets=rng.uniform(0, 1, 200)
+        )
     else:
         xs = [rng.normal(size=(8, 3)) for _ in range(150)]
         ys = [x @ rng.normal(size=3) for x in xs]
         users = RegressionUsers(xs, ys)
-    c0, _ = acquire(users, 5, rng)
+    c0, _ = acquire(users, 5, rng=rng)
     _, _, hist = alternating_minimization(users, c0, iters=15)
     assert np.all(np.diff(hist) <= 1e-12 * hist[0])
     assert hist[0] == pytest.approx(total_loss(users, c0))
@@ -57,7 +59,7 @@ def test_multiplicative_weights_large_step_is_one_lloyd_round(rng):
 def test_multiplicative_weights_small_step_lowers_loss(rng):
     x = np.concatenate([rng.normal(c, 0.3, (50, 2)) for c in ([0, 0], [3, 0], [0, 3])])
     users = QuadraticUsers(x)
-    _, resp, hist = multiplicative_weights(users, acquire(users, 3, 0)[0], iters=40, step=2.0)
+    _, resp, hist = multiplicative_weights(users, acquire(users, 3, rng=0)[0], iters=40, step=2.0)
     assert hist[-1] <= hist[0] + 1e-12
     np.testing.assert_allclose(resp.sum(1), 1.0)
 
@@ -88,7 +90,7 @@ def test_acquire_properties(n, d, k, seed):
     g = np.random.default_rng(seed)
     x = np.round(g.normal(size=(n, d)), 1)  # duplicates happen
     users = QuadraticUsers(x)
-    centers, queried = acquire(users, k, seed)
+    centers, queried = acquire(users, k, rng=seed)
     assert centers.shape == (k, d) and queried.shape == (k,)
     assert np.all((0 <= queried) & (queried < n))
     np.testing.assert_array_equal(centers, x[queried])

@@ -51,7 +51,7 @@ def _second_pick_counts_ok(n_ours, n_sklearn):
     users = QuadraticUsers(x)
     p2 = _second_pick_exact(x)
     rng = np.random.default_rng(0)
-    ours = np.bincount([acquire(users, 2, rng)[1][1] for _ in range(n_ours)], minlength=30)
+    ours = np.bincount([acquire(users, 2, rng=rng)[1][1] for _ in range(n_ours)], minlength=30)
     sk = np.bincount(
         [kmeans_plusplus(x, 2, random_state=s, n_local_trials=1)[1][1] for s in range(n_sklearn)],
         minlength=30,
@@ -72,10 +72,10 @@ def test_second_pick_distribution_matches_sklearn_1e4():
 
 def test_exact_expectation_matches_monte_carlo(rng):
     x = rng.normal(size=(8, 2))
-    users = QuadraticUsers(x, spd(rng, 8, 2), rng.uniform(0, 0.2, 8))
+    users = QuadraticUsers(x, metrics=spd(rng, 8, 2), offsets=rng.uniform(0, 0.2, 8))
     exact = acquire_expected_loss(users, 3)
     g = np.random.default_rng(1)
-    vals = np.array([total_loss(users, acquire(users, 3, g)[0]) for _ in range(4000)])
+    vals = np.array([total_loss(users, acquire(users, 3, rng=g)[0]) for _ in range(4000)])
     se = vals.std() / math.sqrt(vals.size)
     assert abs(vals.mean() - exact) < 4 * se
 
@@ -111,18 +111,20 @@ def test_exactly_k_queries_and_centers_are_optima(rng):
         calls.append(i)
         return x[i]
 
-    users = CallableUsers(lambda c: ((x[:, None] - c[None]) ** 2).sum(-1), argmin, 60, 2)
-    centers, queried = acquire(users, 7, rng)
+    users = CallableUsers(
+        lambda c: ((x[:, None] - c[None]) ** 2).sum(-1), argmin, n_users=60, dim=2
+    )
+    centers, queried = acquire(users, 7, rng=rng)
     assert len(calls) == 7 and list(queried) == calls
     np.testing.assert_array_equal(centers, x[queried])
     groups = np.arange(60) % 3
     for f in (
-        lambda: fair_acquire(users, 5, groups, rng),
-        lambda: greedy_init(users, 5, rng),
-        lambda: eps_greedy_init(users, 5, rng),
-        lambda: random_init(users, 5, rng),
-        lambda: balanced_random_init(users, 5, groups, rng),
-        lambda: balanced_greedy_init(users, 5, groups, rng),
+        lambda: fair_acquire(users, 5, groups, rng=rng),
+        lambda: greedy_init(users, 5, rng=rng),
+        lambda: eps_greedy_init(users, 5, rng=rng),
+        lambda: random_init(users, 5, rng=rng),
+        lambda: balanced_random_init(users, 5, groups, rng=rng),
+        lambda: balanced_greedy_init(users, 5, groups, rng=rng),
     ):
         calls.clear()
         c, q = f()
@@ -132,7 +134,7 @@ def test_exactly_k_queries_and_centers_are_optima(rng):
 def test_acquire_never_requeries_a_covered_user(rng):
     x = rng.normal(size=(20, 2))
     for s in range(20):
-        _, q = acquire(QuadraticUsers(x), 20, s)
+        _, q = acquire(QuadraticUsers(x), 20, rng=s)
         assert len(set(q.tolist())) == 20
 
 
@@ -145,7 +147,7 @@ def test_greedy_baselines_never_requery(rng):
     offsets = np.zeros(n)
     offsets[7] = 1e6  # user 7's own optimum leaves them with the largest loss
     users = QuadraticUsers(optima, offsets=offsets)
-    _, q = greedy_init(users, 6, 0)
+    _, q = greedy_init(users, 6, rng=0)
     assert len(set(q.tolist())) == 6 and 7 in q.tolist()
     # each pick is the argmax over the users not queried yet
     for s in range(1, 6):
@@ -156,9 +158,9 @@ def test_greedy_baselines_never_requery(rng):
     plain = QuadraticUsers(optima)
     for seed in range(5):
         for f in (
-            lambda u, k, seed=seed: eps_greedy_init(u, k, seed, 0.5),
-            lambda u, k, seed=seed: balanced_greedy_init(u, k, groups, seed),
-            lambda u, k, seed=seed: greedy_init(u, k, seed),
+            lambda u, k, seed=seed: eps_greedy_init(u, k, rng=seed, eps=0.5),
+            lambda u, k, seed=seed: balanced_greedy_init(u, k, groups, rng=seed),
+            lambda u, k, seed=seed: greedy_init(u, k, rng=seed),
         ):
             _, q = f(plain, n)  # k = N: every user exactly once
             assert sorted(q.tolist()) == list(range(n))
@@ -166,21 +168,10 @@ def test_greedy_baselines_never_requery(rng):
             assert len(set(q.tolist())) == 12
 
 
-def test_positional_arguments_as_proposed(rng):
-    """acquire(users, k, rng, excess) and eps_greedy_init(users, k, rng, eps) positionally."""
-    users = QuadraticUsers(rng.normal(size=(20, 2)), offsets=rng.uniform(0, 1, 20))
-    a = acquire(users, 4, 3, True)
-    b = acquire(users, 4, 3, excess=True)
-    np.testing.assert_array_equal(a[1], b[1])
-    np.testing.assert_array_equal(
-        eps_greedy_init(users, 4, 3, 0.3)[1], eps_greedy_init(users, 4, 3, eps=0.3)[1]
-    )
-
-
 def test_greedy_picks_argmax_loss(rng):
     x = rng.normal(size=(40, 2))
     users = QuadraticUsers(x)
-    _, q = greedy_init(users, 4, rng)
+    _, q = greedy_init(users, 4, rng=rng)
     for s in range(1, 4):
         d = ((x[:, None] - x[q[:s]][None]) ** 2).sum(-1).min(1)
         assert q[s] == int(np.argmax(d))
@@ -191,7 +182,7 @@ def test_excess_variant_ignores_irreducible_loss(rng):
     x = np.array([[0.0], [0.0], [1.0], [2.0]])
     users = QuadraticUsers(x, offsets=np.array([100.0, 0, 0, 0]), weights=[1e-12, 1, 1, 1])
     for s in range(50):
-        _, q = acquire(users, 2, s, excess=True)
+        _, q = acquire(users, 2, rng=s, excess=True)
         assert q[1] != 0
     current = users.loss_to(x[1])
     assert _scores(users, current, excess=True)[0] == 0.0
@@ -214,7 +205,7 @@ def test_fair_proportional_equals_two_stage_group_then_user():
     rng = np.random.default_rng(0)
     n = 3000
     counts = np.bincount(
-        [fair_acquire(users, 2, groups, rng)[1][1] for _ in range(n)], minlength=20
+        [fair_acquire(users, 2, groups, rng=rng)[1][1] for _ in range(n)], minlength=20
     )
     assert chisquare(counts, expected * n).pvalue > 0.01
 
@@ -224,7 +215,7 @@ def test_fair_worst_group_samples_inside_worst_group():
     groups = np.array(["a"] * 10 + ["b"] * 5)
     users = QuadraticUsers(x)
     for s in range(20):
-        _, q = fair_acquire(users, 2, groups, s, rule="worst-group")
+        _, q = fair_acquire(users, 2, groups, rng=s, rule="worst-group")
         if q[0] < 10:  # first service covers group a perfectly: b is the worst group
             assert q[1] >= 10
 
@@ -242,41 +233,41 @@ def test_fair_acquire_covers_minority():
     groups = np.array([0] * 1900 + [1] * 100)
     users = QuadraticUsers(x)
     # with k=2 the minority cluster (5 % of users) is queried far more often by Fair AcQUIre
-    hits_fair = sum(fair_acquire(users, 2, groups, s)[1].max() >= 1900 for s in range(200))
-    hits_plain = sum(acquire(users, 2, s)[1].max() >= 1900 for s in range(200))
+    hits_fair = sum(fair_acquire(users, 2, groups, rng=s)[1].max() >= 1900 for s in range(200))
+    hits_plain = sum(acquire(users, 2, rng=s)[1].max() >= 1900 for s in range(200))
     assert hits_fair > hits_plain
 
 
 def test_balanced_random_alternates_groups(rng):
     users = QuadraticUsers(rng.normal(size=(30, 2)))
     groups = np.arange(30) % 3
-    _, q = balanced_random_init(users, 6, groups, rng)
+    _, q = balanced_random_init(users, 6, groups, rng=rng)
     assert sorted(np.bincount(groups[q]).tolist()) == [2, 2, 2]
     assert len(set(q.tolist())) == 6
-    _, q = balanced_greedy_init(users, 6, groups, rng)
+    _, q = balanced_greedy_init(users, 6, groups, rng=rng)
     assert sorted(np.bincount(groups[q]).tolist()) == [2, 2, 2]
 
 
 def test_random_init_distinct_and_reproducible(rng):
     users = QuadraticUsers(rng.normal(size=(30, 2)))
-    a = random_init(users, 10, 3)[1]
+    a = random_init(users, 10, rng=3)[1]
     assert len(set(a.tolist())) == 10
-    np.testing.assert_array_equal(a, random_init(users, 10, 3)[1])
-    np.testing.assert_array_equal(acquire(users, 5, 9)[1], acquire(users, 5, 9)[1])
+    np.testing.assert_array_equal(a, random_init(users, 10, rng=3)[1])
+    np.testing.assert_array_equal(acquire(users, 5, rng=9)[1], acquire(users, 5, rng=9)[1])
 
 
 @pytest.mark.parametrize(
     "call, err, match",
     [
-        (lambda u: acquire(u, 0, 0), ValueError, "k must"),
-        (lambda u: acquire(u, 11, 0), ValueError, "k must"),
-        (lambda u: acquire(u, 2.0, 0), TypeError, "k must"),
-        (lambda u: acquire(u, 2, "seed"), TypeError, "rng"),
-        (lambda u: acquire("users", 2, 0), TypeError, "users"),
-        (lambda u: fair_acquire(u, 2, np.zeros(3), 0), ValueError, "groups"),
-        (lambda u: fair_acquire(u, 2, np.zeros(10), 0, rule="max"), ValueError, "rule"),
-        (lambda u: eps_greedy_init(u, 2, 0, eps=1.5), ValueError, "eps"),
-        (lambda u: balanced_random_init(u, 2, np.zeros(9), 0), ValueError, "groups"),
+        (lambda u: acquire(u, 0, rng=0), ValueError, "k must"),
+        (lambda u: acquire(u, 11, rng=0), ValueError, "k must"),
+        (lambda u: acquire(u, 2.0, rng=0), TypeError, "k must"),
+        (lambda u: acquire(u, 2, rng="seed"), TypeError, "rng"),
+        (lambda u: acquire("users", 2, rng=0), TypeError, "users"),
+        (lambda u: fair_acquire(u, 2, np.zeros(3), rng=0), ValueError, "groups"),
+        (lambda u: fair_acquire(u, 2, np.zeros(10), rng=0, rule="max"), ValueError, "rule"),
+        (lambda u: eps_greedy_init(u, 2, rng=0, eps=1.5), ValueError, "eps"),
+        (lambda u: balanced_random_init(u, 2, np.zeros(9), rng=0), ValueError, "groups"),
     ],
 )
 def test_seeding_validation(call, err, match):
@@ -296,7 +287,7 @@ def test_weighted_users_match_weighted_kmeanspp():
     law = pw @ (pw[None, :] * d2 / (d2 @ pw)[:, None])  # P(second = m)
     rng = np.random.default_rng(0)
     n = 5000
-    ours = np.bincount([acquire(users, 2, rng)[1][1] for _ in range(n)], minlength=15)
+    ours = np.bincount([acquire(users, 2, rng=rng)[1][1] for _ in range(n)], minlength=15)
     assert chisquare(ours, law * n).pvalue > 0.01
     m = 1000
     sk = np.bincount(

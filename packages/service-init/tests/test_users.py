@@ -26,7 +26,7 @@ def test_losses_match_naive(rng, kind):
     m = {"identity": None, "diag": rng.uniform(0.1, 3, (n, d)), "full": spd(rng, n, d)}[kind]
     off = rng.uniform(0, 1, n)
     c = rng.normal(size=(k, d))
-    users = QuadraticUsers(x, m, off)
+    users = QuadraticUsers(x, metrics=m, offsets=off)
     ref = naive_losses(x, m, off, c)
     np.testing.assert_allclose(users.losses(c), ref, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(users.loss_to(c[2]), ref[:, 2], rtol=1e-12, atol=1e-12)
@@ -74,7 +74,7 @@ def test_fit_is_a_minimiser(rng, kind):
     n, d = 30, 2
     x = rng.normal(size=(n, d))
     m = {"identity": None, "diag": rng.uniform(0.1, 3, (n, d)), "full": spd(rng, n, d)}[kind]
-    users = QuadraticUsers(x, m, weights=rng.uniform(0.1, 1, n))
+    users = QuadraticUsers(x, metrics=m, weights=rng.uniform(0.1, 1, n))
     theta = users.fit(np.zeros(n, dtype=int), 1, np.zeros((1, d)))
     f = lambda t: users.weights @ users.loss_to(t)  # noqa: E731
     for _ in range(20):  # any perturbation increases the weighted loss (convex, so global)
@@ -91,7 +91,7 @@ def test_empty_service_keeps_previous(rng):
 def test_callable_users_roundtrip():
     x = np.array([0.0, 1.0, 5.0])
     users = CallableUsers(
-        lambda c: np.abs(x[:, None] - c[None, :, 0]), lambda i: np.array([x[i]]), 3, 1
+        lambda c: np.abs(x[:, None] - c[None, :, 0]), lambda i: np.array([x[i]]), n_users=3, dim=1
     )
     np.testing.assert_array_equal(users.losses(np.array([[1.0], [5.0]])), [[1, 5], [0, 4], [4, 0]])
     with pytest.raises(ValueError, match="fit_fn"):
@@ -106,7 +106,7 @@ def test_callable_users_infer_n_users_and_dim(rng):
     users = CallableUsers(lambda c: ((x[:, None] - c[None]) ** 2).sum(-1), lambda i: x[i])
     assert users.n_users == 25 and users.dim == 3
     quad = QuadraticUsers(x)
-    np.testing.assert_array_equal(acquire(users, 5, 1)[1], acquire(quad, 5, 1)[1])
+    np.testing.assert_array_equal(acquire(users, 5, rng=1)[1], acquire(quad, 5, rng=1)[1])
     with pytest.raises(ValueError, match="loss_fn"):
         CallableUsers(lambda c: np.zeros(5), lambda i: x[i])
     with pytest.raises(TypeError, match="n_users"):
@@ -155,7 +155,7 @@ def test_regression_users_validation():
         RegressionUsers([np.ones((3, 2)), np.ones((3, 3))], [np.ones(3), np.ones(3)])
     with pytest.raises(ValueError, match="NaN"):
         RegressionUsers([np.full((3, 2), np.nan)], [np.ones(3)])
-    with pytest.raises(TypeError, match="sequences"):
+    with pytest.raises(TypeError, match="sequence of arrays"):
         RegressionUsers(5, 6)
 
 

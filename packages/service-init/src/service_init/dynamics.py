@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_float, check_int
 from ._validation import check_centers_for, check_groups, check_users
 from .users import QuadraticUsers
 
@@ -73,7 +74,7 @@ def max_group_loss(users, centers, groups) -> float:
     return float(group_losses(users, centers, groups).max())
 
 
-def alternating_minimization(users, centers, iters=10, *, tol=0.0):
+def alternating_minimization(users, centers, *, iters=10, tol=0.0):
     """Generalised Lloyd dynamics: users pick their best service, services refit on their users.
 
     Each round is a best response of both sides, so the total loss never increases.
@@ -81,8 +82,8 @@ def alternating_minimization(users, centers, iters=10, *, tol=0.0):
     Args:
         users: a user population (CallableUsers needs ``fit_fn``).
         centers: (k, d) initial services (e.g. from :func:`acquire`).
-        iters: maximum number of rounds.
-        tol: stop early when the relative decrease of the total loss is <= tol.
+        iters: maximum number of rounds (an int >= 0).
+        tol: stop early when the relative decrease of the total loss is <= tol (finite, >= 0).
 
     Returns:
         ``(centers (k, d), assignment (N,) int64, history (rounds + 1,))`` where ``history[t]``
@@ -90,14 +91,12 @@ def alternating_minimization(users, centers, iters=10, *, tol=0.0):
     """
     users = check_users(users)
     centers = check_centers_for(users, centers).copy()
-    if int(iters) < 0:
-        raise ValueError(f"iters must be >= 0, got {iters}")
-    if tol < 0:
-        raise ValueError(f"tol must be >= 0, got {tol}")
+    iters = check_int(iters, "iters", minimum=0)
+    tol = check_float(tol, "tol", minimum=0.0)
     k = centers.shape[0]
     best, assign = _assign(users, centers)
     history = [float(users.weights @ best)]
-    for _ in range(int(iters)):
+    for _ in range(iters):
         centers = users.fit(assign, k, centers)
         best, assign = _assign(users, centers)
         history.append(float(users.weights @ best))
@@ -107,7 +106,7 @@ def alternating_minimization(users, centers, iters=10, *, tol=0.0):
     return centers, assign, np.asarray(history)
 
 
-def multiplicative_weights(users, centers, iters=50, *, step=1.0):
+def multiplicative_weights(users, centers, *, iters=50, step=1.0):
     """Soft dynamics: users re-weight services multiplicatively, services refit on the weights.
 
     User i holds a distribution ``p_i`` over services (uniform at start) and updates
@@ -117,8 +116,8 @@ def multiplicative_weights(users, centers, iters=50, *, step=1.0):
     Args:
         users: a user population (CallableUsers needs ``fit_fn``).
         centers: (k, d) initial services.
-        iters: number of rounds.
-        step: multiplicative-weights learning rate (> 0).
+        iters: number of rounds (an int >= 0).
+        step: multiplicative-weights learning rate (finite, > 0).
 
     Returns:
         ``(centers (k, d), resp (N, k), history (iters + 1,))`` with ``history[t]`` the total loss
@@ -126,15 +125,13 @@ def multiplicative_weights(users, centers, iters=50, *, step=1.0):
     """
     users = check_users(users)
     centers = check_centers_for(users, centers).copy()
-    if not step > 0:
-        raise ValueError(f"step must be > 0, got {step}")
-    if int(iters) < 0:
-        raise ValueError(f"iters must be >= 0, got {iters}")
+    step = check_float(step, "step", minimum=0.0, min_inclusive=False)
+    iters = check_int(iters, "iters", minimum=0)
     n, k = users.n_users, centers.shape[0]
     logp = np.full((n, k), -np.log(k))  # (N, k)
     mat = users.losses(centers)
     history = [float(users.weights @ mat.min(axis=1))]
-    for _ in range(int(iters)):
+    for _ in range(iters):
         logp = logp - step * mat
         logp -= logp.max(axis=1, keepdims=True)
         logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_bool, check_int
 from ._validation import check_k, check_users
 from .dynamics import total_loss
 from .users import QuadraticUsers
@@ -37,15 +38,18 @@ def exact_optimum(users, k, *, max_assignments=5_000_000):
     Args:
         users: a :class:`QuadraticUsers` (or :class:`RegressionUsers`) population, small N.
         k: number of services.
-        max_assignments: refuse when k^N exceeds this.
+        max_assignments: refuse when k^N exceeds this (an int >= 1).
 
     Returns:
         ``(opt, centers (k, d), assignment (N,))``.
     """
     users = check_users(users)
     if not isinstance(users, QuadraticUsers):
-        raise TypeError("exact_optimum needs QuadraticUsers / RegressionUsers")
+        raise TypeError(
+            f"users must be QuadraticUsers or RegressionUsers for exact_optimum, got {type(users).__name__}"
+        )
     k = check_k(k, users.n_users)
+    max_assignments = check_int(max_assignments, "max_assignments", minimum=1)
     n, d = users.optima.shape
     total = k**n
     if total > max_assignments:
@@ -87,13 +91,16 @@ def acquire_expected_loss(users, k, *, excess=False, max_states=200_000):
         users: any population (its N x N matrix of losses at the personal optima is formed).
         k: number of services.
         excess: as in :func:`acquire`.
-        max_states: refuse when a level of the enumeration has more sequences than this.
+        max_states: refuse when a level of the enumeration has more sequences than this
+            (an int >= 1).
 
     Returns:
         The expected total loss (float).
     """
     users = check_users(users)
     k = check_k(k, users.n_users)
+    excess = check_bool(excess, "excess")
+    max_states = check_int(max_states, "max_states", minimum=1)
     n = users.n_users
     opt = np.stack([users.query(i) for i in range(n)])  # (N, d)
     mat = users.losses(opt)  # (N, N): mat[i, m] = l_i(theta_m^*)

@@ -5,7 +5,8 @@ Initializing Services in Interactive ML Systems for Diverse Users (Bose et al., 
 k-means++ D^2 seeding), Sec. 4 (Fair AcQUIre for the worst-group objective), Sec. 6 (baselines:
 random, greedy, epsilon-greedy and demographically balanced initialisations).
 
-All seeders share the signature ``f(users, k, rng, ...) -> (centers (k, d), queried (k,) int64)``:
+All seeders share the signature ``f(users, k, *, rng, ...) -> (centers (k, d), queried (k,) int64)``
+(``fair_acquire`` and the balanced baselines take ``groups`` after ``k``):
 ``queried[s]`` is the user whose data was collected at step ``s`` and ``centers[s]`` its personal
 optimum. Every seeder queries exactly ``k`` users and, between queries, observes only the bandit
 feedback ``L_i = min_j l_i(theta_j)`` of the services deployed so far. One step costs one
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._checks import check_bool, check_option, check_probability
 from ._validation import check_groups, check_k, check_rng, check_users
 
 __all__ = [
@@ -63,7 +65,7 @@ def _run(users, k, rng, pick_first, pick_next):
     return centers, queried
 
 
-def acquire(users, k, rng=None, excess=False):
+def acquire(users, k, *, rng=None, excess=False):
     """AcQUIre (Alg. 1): query users with probability proportional to their current loss.
 
     Step 1 queries a user drawn from the weights pi; step s queries user i with probability
@@ -91,6 +93,7 @@ def acquire(users, k, rng=None, excess=False):
     users = check_users(users)
     k = check_k(k, users.n_users)
     rng = check_rng(rng)
+    excess = check_bool(excess, "excess")
     w = users.weights
 
     def pick_next(s, current):
@@ -99,7 +102,7 @@ def acquire(users, k, rng=None, excess=False):
     return _run(users, k, rng, lambda: _draw(w, rng, w), pick_next)
 
 
-def fair_acquire(users, k, groups, rng=None, *, rule="proportional", excess=False):
+def fair_acquire(users, k, groups, *, rng=None, rule="proportional", excess=False):
     """Fair AcQUIre (Sec. 4): AcQUIre for the worst-group objective max_g L_g(Theta).
 
     ``L_g`` is group g's weighted average loss. Rules:
@@ -128,12 +131,14 @@ def fair_acquire(users, k, groups, rng=None, *, rule="proportional", excess=Fals
     k = check_k(k, users.n_users)
     rng = check_rng(rng)
     _, codes = check_groups(groups, users.n_users)
-    if rule not in ("proportional", "worst-group"):
-        raise ValueError(f"rule must be 'proportional' or 'worst-group', got {rule!r}")
+    rule = check_option(rule, "rule", ("proportional", "worst-group"))
+    excess = check_bool(excess, "excess")
     w = users.weights
     group_mass = np.bincount(codes, weights=w)  # (G,)
     if np.any(group_mass <= 0):
-        raise ValueError("every group needs a positive total weight")
+        raise ValueError(
+            "groups: every group needs a positive total weight (some group's users all have weight 0)"
+        )
     w_fair = w / group_mass[codes]  # (N,) each group sums to one
 
     def pick_first():
@@ -157,7 +162,7 @@ def fair_acquire(users, k, groups, rng=None, *, rule="proportional", excess=Fals
     return _run(users, k, rng, pick_first, pick_next)
 
 
-def random_init(users, k, rng=None):
+def random_init(users, k, *, rng=None):
     """Baseline: query k distinct users drawn by their weights pi (uniform by default).
 
     Returns:
@@ -174,7 +179,7 @@ def random_init(users, k, rng=None):
     return centers, queried
 
 
-def greedy_init(users, k, rng=None, *, excess=False):
+def greedy_init(users, k, *, rng=None, excess=False):
     """Baseline: first user drawn by pi, then always the not-yet-queried user with the largest
     ``pi_i L_i`` (a queried user's loss stays at their irreducible loss ``l_i(theta_i^*)``, which
     can be the largest: re-querying them would deploy copies of one service).
@@ -182,10 +187,10 @@ def greedy_init(users, k, rng=None, *, excess=False):
     Returns:
         ``(centers (k, d), queried (k,) int64)``.
     """
-    return eps_greedy_init(users, k, rng, eps=0.0, excess=excess)
+    return eps_greedy_init(users, k, rng=rng, eps=0.0, excess=excess)
 
 
-def eps_greedy_init(users, k, rng=None, eps=0.1, *, excess=False):
+def eps_greedy_init(users, k, *, rng=None, eps=0.1, excess=False):
     """Baseline: at each step, with probability ``eps`` a user drawn by pi among those not yet
     queried (re-querying a user would only duplicate a service), else the greedy one.
 
@@ -195,9 +200,8 @@ def eps_greedy_init(users, k, rng=None, eps=0.1, *, excess=False):
     users = check_users(users)
     k = check_k(k, users.n_users)
     rng = check_rng(rng)
-    eps = float(eps)
-    if not 0.0 <= eps <= 1.0:
-        raise ValueError(f"eps must lie in [0, 1], got {eps}")
+    eps = check_probability(eps, "eps")
+    excess = check_bool(excess, "excess")
     w = users.weights
     taken = np.zeros(users.n_users, dtype=bool)
 
@@ -223,7 +227,7 @@ def _round_robin(k, n_groups, rng):
     return order[np.arange(k) % n_groups]  # (k,) group of each step
 
 
-def balanced_random_init(users, k, groups, rng=None):
+def balanced_random_init(users, k, groups, *, rng=None):
     """Baseline: demographically balanced random queries (groups in round-robin, users by pi).
 
     Returns:
@@ -248,7 +252,7 @@ def balanced_random_init(users, k, groups, rng=None):
     return centers, queried
 
 
-def balanced_greedy_init(users, k, groups, rng=None, *, excess=False):
+def balanced_greedy_init(users, k, groups, *, rng=None, excess=False):
     """Baseline: groups in round-robin; within the group, the not-yet-queried user with the
     largest ``pi_i L_i`` (any remaining user once the group is exhausted, as in
     :func:`balanced_random_init`).
@@ -260,6 +264,7 @@ def balanced_greedy_init(users, k, groups, rng=None, *, excess=False):
     k = check_k(k, users.n_users)
     rng = check_rng(rng)
     _, codes = check_groups(groups, users.n_users)
+    excess = check_bool(excess, "excess")
     w = users.weights
     plan = _round_robin(k, codes.max() + 1, rng)
     taken = np.zeros(users.n_users, dtype=bool)

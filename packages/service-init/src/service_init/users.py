@@ -20,12 +20,12 @@ learning dynamics use:
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ._validation import as_float_array, check_weights
+from ._checks import check_array, check_callable, check_int, describe
+from ._validation import as_float_array, check_weights, nonnegative
 
 __all__ = ["QuadraticUsers", "RegressionUsers", "CallableUsers"]
 
@@ -54,17 +54,19 @@ class QuadraticUsers:
 
     _psd_by_construction = False  # RegressionUsers: X^T X / n is PSD, skip the eigen check
 
-    def __init__(self, optima, metrics=None, offsets=None, weights=None):
+    def __init__(self, optima, *, metrics=None, offsets=None, weights=None):
         optima = as_float_array(optima, "optima", ndim=2)
         n, d = optima.shape
-        if n == 0 or d == 0:
-            raise ValueError(f"optima must be a non-empty (N, d) array, got shape {optima.shape}")
         self.optima = optima  # (N, d)
         if metrics is None:
             self.metrics = None
             self._kind = "identity"
         else:
             metrics = as_float_array(metrics, "metrics")
+            if metrics.ndim not in (2, 3):
+                raise ValueError(
+                    f"metrics must have shape (N, d)={n, d} or (N, d, d)={n, d, d}, got {metrics.shape}"
+                )
             if metrics.shape == (n, d):
                 if np.any(metrics < 0):
                     raise ValueError("metrics (diagonal form) must be non-negative")
@@ -88,9 +90,7 @@ class QuadraticUsers:
         if offsets is None:
             self.offsets = np.zeros(n)
         else:
-            offsets = as_float_array(offsets, "offsets", ndim=1)
-            if offsets.shape != (n,):
-                raise ValueError(f"offsets must have shape ({n},), got {offsets.shape}")
+            offsets = check_array(offsets, "offsets", ndim=1, shape=(n,))
             if np.any(offsets < 0):
                 raise ValueError("offsets must be non-negative (losses are non-negative)")
             self.offsets = offsets
@@ -112,11 +112,11 @@ class QuadraticUsers:
 
     def query(self, i: int) -> np.ndarray:
         """Collect user ``i``'s data: return their personal optimum theta_i^* as a (d,) copy."""
-        return self.optima[int(i)].copy()
+        return self.optima[check_int(i, "i", minimum=0, maximum=self.n_users - 1)].copy()
 
     def loss_to(self, center) -> np.ndarray:
         """(N,) losses of every user at one service ``center`` (d,)."""
-        center = np.asarray(center, dtype=float).reshape(self.dim)
+        center = _check_center(center, self.dim)
         diff = center[None, :] - self.optima  # (N, d)
         if self._kind == "identity":
             q = np.einsum("nd,nd->n", diff, diff)
@@ -154,21 +154,18 @@ class QuadraticUsers:
         ``previous[j]``.
 
         Args:
-            assignment: (N,) service index chosen by each user.
-            k: number of services.
+            assignment: (N,) service index in [0, k) chosen by each user.
+            k: number of services (an int >= 1).
             previous: (k, d) current services.
 
         Returns:
             (k, d) updated services.
         """
-        resp = np.zeros((self.n_users, k))
-        resp[np.arange(self.n_users), np.asarray(assignment)] = 1.0
-        return self.fit_weighted(resp, previous)
+        return self.fit_weighted(_one_hot(assignment, k, self.n_users), previous)
 
     def fit_weighted(self, resp, previous) -> np.ndarray:
         """Best response to soft assignments ``resp`` (N, k): minimise sum_i pi_i r_ij l_i(theta_j)."""
-        resp = np.asarray(resp, dtype=float)
-        previous = np.asarray(previous, dtype=float)
+        resp, previous = _check_resp(resp, previous, self.n_users, self.dim)
         w = self.weights[:, None] * resp  # (N, k)
         mass = w.sum(axis=0)  # (k,)
         new = previous.copy()
@@ -214,7 +211,7 @@ class RegressionUsers(QuadraticUsers):
 
     _psd_by_construction = True
 
-    def __init__(self, X_list, y_list, weights=None):
+    def __init__(self, X_list, y_list, *, weights=None):
         xs, ys = _check_regression_data(X_list, y_list)
         n = len(xs)
         d = xs[0].shape[1]
@@ -231,7 +228,7 @@ class RegressionUsers(QuadraticUsers):
             optima[idx] = theta
             metrics[idx] = np.matmul(np.swapaxes(xb, 1, 2), xb) / m
             offsets[idx] = np.maximum(np.einsum("bm,bm->b", r, r) / m, 0.0)
-        super().__init__(optima, metrics, offsets, weights)
+        super().__init__(optima, metrics=metrics, offsets=offsets, weights=weights)
         self.X_list = xs
         self.y_list = ys
 
@@ -260,34 +257,35 @@ class CallableUsers:
         self,
         loss_fn: Callable,
         argmin_fn: Callable,
+        *,
         n_users: int | None = None,
         dim: int | None = None,
-        *,
         fit_fn: Callable | None = None,
         optimal_losses=None,
         weights=None,
     ):
-        if not callable(loss_fn) or not callable(argmin_fn):
-            raise TypeError("loss_fn and argmin_fn must be callable")
-        if fit_fn is not None and not callable(fit_fn):
-            raise TypeError("fit_fn must be callable or None")
+        check_callable(loss_fn, "loss_fn")
+        check_callable(argmin_fn, "argmin_fn")
+        if fit_fn is not None:
+            check_callable(fit_fn, "fit_fn")
         self._loss_fn, self._argmin_fn, self._fit_fn = loss_fn, argmin_fn, fit_fn
         if dim is None:
-            dim = np.asarray(argmin_fn(0), dtype=float).reshape(-1).shape[0]
-        self._d = _check_count(dim, "dim")
+            dim = _as_numbers(argmin_fn(0), "argmin_fn(0)").reshape(-1).shape[0]
+        self._d = check_int(dim, "dim", minimum=1)
         if n_users is None:
-            out = np.asarray(loss_fn(self.query(0)[None, :]), dtype=float)
+            out = _as_numbers(loss_fn(self._query(0)[None, :]), "loss_fn(centers)")
             if out.ndim != 2 or out.shape[1] != 1:
                 raise ValueError(
                     f"loss_fn(centers (1, {self._d})) must return shape (N, 1), got {out.shape}"
                 )
             n_users = out.shape[0]
-        self._n = _check_count(n_users, "n_users")
+        self._n = check_int(n_users, "n_users", minimum=1)
         self.weights = check_weights(weights, self._n)
         if optimal_losses is not None:
-            optimal_losses = as_float_array(optimal_losses, "optimal_losses", ndim=1)
-            if optimal_losses.shape != (self._n,):
-                raise ValueError(f"optimal_losses must have shape ({self._n},)")
+            optimal_losses = nonnegative(
+                check_array(optimal_losses, "optimal_losses", ndim=1, shape=(self._n,)),
+                "optimal_losses",
+            )
         self._optimal_losses = optimal_losses
 
     @property
@@ -305,14 +303,17 @@ class CallableUsers:
         return self._optimal_losses
 
     def query(self, i: int) -> np.ndarray:
-        theta = np.asarray(self._argmin_fn(int(i)), dtype=float).reshape(-1)
+        return self._query(check_int(i, "i", minimum=0, maximum=self._n - 1))
+
+    def _query(self, i: int) -> np.ndarray:
+        theta = _as_numbers(self._argmin_fn(i), f"argmin_fn({i})").reshape(-1)
         if theta.shape != (self._d,) or not np.all(np.isfinite(theta)):
             raise ValueError(f"argmin_fn({i}) must return a finite ({self._d},) vector")
         return theta
 
     def losses(self, centers) -> np.ndarray:
         centers = _check_centers(centers, self._d)
-        out = np.asarray(self._loss_fn(centers), dtype=float)
+        out = _as_numbers(self._loss_fn(centers), "loss_fn(centers)")
         if out.shape != (self._n, centers.shape[0]):
             raise ValueError(
                 f"loss_fn must return shape ({self._n}, {centers.shape[0]}), got {out.shape}"
@@ -322,37 +323,68 @@ class CallableUsers:
         return out
 
     def loss_to(self, center) -> np.ndarray:
-        return self.losses(np.asarray(center, dtype=float).reshape(1, self._d))[:, 0]
+        return self.losses(_check_center(center, self._d)[None, :])[:, 0]
 
     def fit(self, assignment, k: int, previous) -> np.ndarray:
-        resp = np.zeros((self._n, k))
-        resp[np.arange(self._n), np.asarray(assignment)] = 1.0
-        return self.fit_weighted(resp, previous)
+        return self.fit_weighted(_one_hot(assignment, k, self._n), previous)
 
     def fit_weighted(self, resp, previous) -> np.ndarray:
         if self._fit_fn is None:
             raise ValueError("learning dynamics need CallableUsers(..., fit_fn=...)")
-        new = np.asarray(self._fit_fn(resp, previous), dtype=float)
-        if new.shape != np.shape(previous):
-            raise ValueError(f"fit_fn must return shape {np.shape(previous)}, got {new.shape}")
+        resp, previous = _check_resp(resp, previous, self._n, self._d)
+        new = _as_numbers(self._fit_fn(resp, previous), "fit_fn(resp, previous)")
+        if new.shape != previous.shape or not np.all(np.isfinite(new)):
+            raise ValueError(
+                f"fit_fn must return finite services of shape {previous.shape}, got {new.shape}"
+            )
         return new
 
 
-def _check_count(x, name: str) -> int:
-    if isinstance(x, bool) or not isinstance(x, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {type(x).__name__}")
-    if int(x) < 1:
-        raise ValueError(f"{name} must be >= 1, got {x}")
-    return int(x)
+def _as_numbers(value, what: str) -> np.ndarray:
+    """A user callable's output as a float array (TypeError naming the callable otherwise)."""
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"{what} must return numbers, got {describe(value)}") from None
+    return arr
+
+
+def _check_center(center, d: int) -> np.ndarray:
+    return check_array(center, "center", ndim=1, shape=(d,))
 
 
 def _check_centers(centers, d: int) -> np.ndarray:
-    centers = as_float_array(centers, "centers")
+    centers = as_float_array(centers, "centers", ndim=None)
     if centers.ndim == 1 and centers.shape[0] == d:
         centers = centers[None, :]
-    if centers.ndim != 2 or centers.shape[1] != d or centers.shape[0] == 0:
+    if centers.ndim != 2 or centers.shape[1] != d:
         raise ValueError(f"centers must have shape (k, {d}) with k >= 1, got {centers.shape}")
     return centers
+
+
+def _one_hot(assignment, k, n: int) -> np.ndarray:
+    """(N, k) one-hot matrix of a hard assignment (N,) with values in [0, k)."""
+    k = check_int(k, "k", minimum=1)
+    a = check_array(assignment, "assignment", ndim=1, shape=(n,), dtype="int")
+    if a.min() < 0 or a.max() >= k:
+        raise ValueError(
+            f"assignment must hold service indices in [0, {k}), got [{a.min()}, {a.max()}]"
+        )
+    resp = np.zeros((n, k))
+    resp[np.arange(n), a] = 1.0
+    return resp
+
+
+def _check_resp(resp, previous, n: int, d: int) -> tuple[np.ndarray, np.ndarray]:
+    """Soft assignments (N, k) >= 0 and the current services (k, d)."""
+    resp = nonnegative(check_array(resp, "resp", ndim=2, shape=(n, None)), "resp")
+    previous = check_array(previous, "previous", ndim=2, shape=(None, d))
+    if previous.shape[0] != resp.shape[1]:
+        raise ValueError(
+            f"resp has {resp.shape[1]} columns but previous has {previous.shape[0]} services; "
+            "they must match"
+        )
+    return resp, previous
 
 
 def _check_regression_data(X_list, y_list) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -360,8 +392,12 @@ def _check_regression_data(X_list, y_list) -> tuple[list[np.ndarray], list[np.nd
         X_list = list(X_list)
     if isinstance(y_list, np.ndarray) and y_list.ndim == 2:
         y_list = list(y_list)
-    if not isinstance(X_list, Sequence) or not isinstance(y_list, Sequence):
-        raise TypeError("X_list and y_list must be sequences of arrays (or 3-D / 2-D arrays)")
+    for value, name in ((X_list, "X_list"), (y_list, "y_list")):
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise TypeError(
+                f"{name} must be a sequence of arrays (X_list: (n_i, d) each, or one 3-D array; "
+                f"y_list: (n_i,) each, or one 2-D array), got {describe(value)}"
+            )
     if len(X_list) == 0 or len(X_list) != len(y_list):
         raise ValueError(
             f"X_list and y_list must be non-empty and of equal length, "
