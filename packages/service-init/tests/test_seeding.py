@@ -298,3 +298,30 @@ def test_weighted_users_match_weighted_kmeanspp():
         minlength=15,
     )
     assert chisquare(sk, law * m).pvalue > 0.01
+
+
+def test_results_are_named_tuples_that_unpack_as_before(rng):
+    from service_init import (
+        AlternatingResult,
+        Optimum,
+        Seeding,
+        WeightsResult,
+        alternating_minimization,
+        multiplicative_weights,
+    )
+
+    users = QuadraticUsers(rng.normal(size=(6, 2)))
+    res = acquire(users, 2, rng=0)
+    assert (
+        isinstance(res, Seeding) and res.centers.shape == (2, 2) and res.queried.dtype == np.int64
+    )
+    centers, queried = res
+    np.testing.assert_array_equal(centers, res.centers)
+    for seeder in (random_init, greedy_init, eps_greedy_init):
+        assert isinstance(seeder(users, 2, rng=0), Seeding)
+    am = alternating_minimization(users, centers, iters=2)
+    assert isinstance(am, AlternatingResult) and am.assignment.shape == (6,)
+    mw = multiplicative_weights(users, centers, iters=2)
+    assert isinstance(mw, WeightsResult) and mw.resp.shape == (6, 2)
+    opt = exact_optimum(users, 2)
+    assert isinstance(opt, Optimum) and opt.loss <= total_loss(users, am.centers) + 1e-12

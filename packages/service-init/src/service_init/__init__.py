@@ -10,6 +10,8 @@ small-scale references (global optimum, exact expected AcQUIre loss).
 from importlib.metadata import version as _version
 
 from .dynamics import (
+    AlternatingResult,
+    WeightsResult,
     alternating_minimization,
     group_losses,
     max_group_loss,
@@ -17,8 +19,9 @@ from .dynamics import (
     total_loss,
     user_losses,
 )
-from .exact import acquire_expected_loss, exact_optimum
+from .exact import Optimum, acquire_expected_loss, exact_optimum
 from .seeding import (
+    Seeding,
     acquire,
     balanced_greedy_init,
     balanced_random_init,
@@ -31,6 +34,10 @@ from .users import CallableUsers, QuadraticUsers, RegressionUsers
 
 __version__ = _version("service-init")
 __all__ = [
+    "AlternatingResult",
+    "Optimum",
+    "Seeding",
+    "WeightsResult",
     "QuadraticUsers",
     "RegressionUsers",
     "CallableUsers",

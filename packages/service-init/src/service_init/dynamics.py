@@ -9,6 +9,8 @@ initialisation).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._checks import check_float, check_int
@@ -16,6 +18,8 @@ from ._validation import check_centers_for, check_groups, check_users
 from .users import QuadraticUsers
 
 __all__ = [
+    "AlternatingResult",
+    "WeightsResult",
     "total_loss",
     "user_losses",
     "group_losses",
@@ -23,6 +27,22 @@ __all__ = [
     "alternating_minimization",
     "multiplicative_weights",
 ]
+
+
+class AlternatingResult(NamedTuple):
+    """What :func:`alternating_minimization` returns (unpacks as before)."""
+
+    centers: np.ndarray  #: (k, d) services after the last round
+    assignment: np.ndarray  #: (N,) int64 service chosen by each user
+    history: np.ndarray  #: (rounds + 1,) total loss after each round (0 = initial)
+
+
+class WeightsResult(NamedTuple):
+    """What :func:`multiplicative_weights` returns (unpacks as before)."""
+
+    centers: np.ndarray  #: (k, d) services after the last round
+    resp: np.ndarray  #: (N, k) each user's distribution over services
+    history: np.ndarray  #: (iters + 1,) total loss after each round (0 = initial)
 
 
 def _assign(users, centers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,7 +123,7 @@ def alternating_minimization(users, centers, *, iters=10, tol=0.0):
         prev = history[-2]
         if prev - history[-1] <= tol * max(abs(prev), 1e-300):
             break
-    return centers, assign, np.asarray(history)
+    return AlternatingResult(centers, assign, np.asarray(history))
 
 
 def multiplicative_weights(users, centers, *, iters=50, step=1.0):
@@ -139,4 +159,4 @@ def multiplicative_weights(users, centers, *, iters=50, step=1.0):
         centers = users.fit_weighted(resp, centers)
         mat = users.losses(centers)
         history.append(float(users.weights @ mat.min(axis=1)))
-    return centers, np.exp(logp), np.asarray(history)
+    return WeightsResult(centers, np.exp(logp), np.asarray(history))

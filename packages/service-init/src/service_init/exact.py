@@ -9,6 +9,8 @@ service per part), the expectation by enumerating AcQUIre's N^k query sequences 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._checks import check_bool, check_int
@@ -16,7 +18,15 @@ from ._validation import check_k, check_users
 from .dynamics import total_loss
 from .users import QuadraticUsers
 
-__all__ = ["exact_optimum", "acquire_expected_loss"]
+__all__ = ["Optimum", "exact_optimum", "acquire_expected_loss"]
+
+
+class Optimum(NamedTuple):
+    """What :func:`exact_optimum` returns (unpacks as ``opt, centers, assignment``)."""
+
+    loss: float  #: the optimal total loss OPT
+    centers: np.ndarray  #: (k, d) optimal services
+    assignment: np.ndarray  #: (N,) the optimal partition
 
 
 def _full_metrics(users: QuadraticUsers) -> np.ndarray:
@@ -41,7 +51,7 @@ def exact_optimum(users, k, *, max_assignments=5_000_000):
         max_assignments: refuse when k^N exceeds this (an int >= 1).
 
     Returns:
-        ``(opt, centers (k, d), assignment (N,))``.
+        :class:`Optimum` ``(loss, centers (k, d), assignment (N,))``.
     """
     users = check_users(users)
     if not isinstance(users, QuadraticUsers):
@@ -81,7 +91,7 @@ def exact_optimum(users, k, *, max_assignments=5_000_000):
             best_val, best_code = float(vals[j]), int(codes[j])
     assign = (best_code // powers) % k
     centers = users.fit(assign, k, np.zeros((k, d)))
-    return total_loss(users, centers), centers, assign
+    return Optimum(total_loss(users, centers), centers, assign)
 
 
 def acquire_expected_loss(users, k, *, excess=False, max_states=200_000):

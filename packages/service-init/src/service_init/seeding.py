@@ -16,12 +16,15 @@ feedback ``L_i = min_j l_i(theta_j)`` of the services deployed so far. One step 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ._checks import check_bool, check_option, check_probability
 from ._validation import check_groups, check_k, check_rng, check_users
 
 __all__ = [
+    "Seeding",
     "acquire",
     "fair_acquire",
     "random_init",
@@ -30,6 +33,13 @@ __all__ = [
     "balanced_random_init",
     "balanced_greedy_init",
 ]
+
+
+class Seeding(NamedTuple):
+    """What every seeder returns (unpacks as ``centers, queried``)."""
+
+    centers: np.ndarray  #: (k, d) float64 services, ``centers[s]`` the optimum of ``queried[s]``
+    queried: np.ndarray  #: (k,) int64 index of the user queried at step s
 
 
 def _draw(scores: np.ndarray, rng: np.random.Generator, fallback: np.ndarray) -> int:
@@ -62,7 +72,7 @@ def _run(users, k, rng, pick_first, pick_next):
         queried[s] = i
         centers[s] = users.query(i)
         current = np.minimum(current, users.loss_to(centers[s]))
-    return centers, queried
+    return Seeding(centers, queried)
 
 
 def acquire(users, k, *, rng=None, excess=False):
@@ -176,7 +186,7 @@ def random_init(users, k, *, rng=None):
         raise ValueError(f"random_init needs at least k={k} users with positive weight")
     queried = rng.choice(users.n_users, size=k, replace=False, p=w).astype(np.int64)
     centers = np.stack([users.query(i) for i in queried])
-    return centers, queried
+    return Seeding(centers, queried)
 
 
 def greedy_init(users, k, *, rng=None, excess=False):
@@ -249,7 +259,7 @@ def balanced_random_init(users, k, groups, *, rng=None):
         taken[i] = True
         queried[s] = i
     centers = np.stack([users.query(i) for i in queried])
-    return centers, queried
+    return Seeding(centers, queried)
 
 
 def balanced_greedy_init(users, k, groups, *, rng=None, excess=False):
