@@ -166,8 +166,12 @@ def test_public_helpers_validate_too():
     assert_rejects(ValueError, "kernel_size", axis_windows, 4, 5)
     assert_rejects(TypeError, "length", axis_windows, 4.0, 3)
     assert_rejects(ValueError, "shape", neighbor_indices, (), (), (), (), ())
-    assert_rejects(ValueError, "queries", neighbor_indices, (7,), 3, 1, 1, False, torch.tensor([7]))
-    assert_rejects(TypeError, "queries", neighbor_indices, (7,), 3, 1, 1, False, torch.ones(2))
+    assert_rejects(
+        ValueError, "queries", neighbor_indices, (7,), 3, 1, 1, False, queries=torch.tensor([7])
+    )
+    assert_rejects(
+        TypeError, "queries", neighbor_indices, (7,), 3, 1, 1, False, queries=torch.ones(2)
+    )
 
 
 # ----------------------------------------------------------------------- attention_colsum
@@ -250,3 +254,13 @@ def test_colsum_options(kwargs, exc, name):
 def test_colsum_dtype_mismatch_names_the_tensor():
     assert_rejects(TypeError, "k", attention_colsum, q4, kv2.double(), kv2)
     assert_rejects(TypeError, "v", attention_colsum, q4, kv2, kv2.half())
+
+
+def test_large_finite_values_are_not_mistaken_for_inf():
+    # the NaN/inf scan is one sum per tensor; a sum that overflows falls back to the exact scan
+    big = torch.full(Q.shape, 3e38)
+    NAInputs(big, Q, Q, 3)  # finite: accepted
+    half = torch.full((1, 4, 3000, 8), 60000.0, dtype=torch.float16)  # a half sum would overflow
+    attention_colsum_reference(half[:, :1, :1], half[:, :1], half[:, :1])
+    big.view(-1)[5] = float("inf")
+    assert_rejects(ValueError, "query", NAInputs, big, Q, Q, 3)

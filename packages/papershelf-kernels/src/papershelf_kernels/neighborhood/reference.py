@@ -42,6 +42,7 @@ def axis_windows(
     stride: int = 1,
     dilation: int = 1,
     is_causal: bool = False,
+    *,
     device: torch.device | str | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Per-query window on one axis, in dilation-group coordinates.
@@ -87,6 +88,7 @@ def neighbor_indices(
     stride: Sequence[int],
     dilation: Sequence[int],
     is_causal: Sequence[bool],
+    *,
     queries: torch.Tensor | None = None,
     device: torch.device | str | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
