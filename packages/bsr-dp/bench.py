@@ -15,7 +15,6 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from pathlib import Path  # noqa: E402
 
 import scipy.linalg  # noqa: E402
 from bsr_dp import (  # noqa: E402
@@ -26,7 +25,7 @@ from bsr_dp import (  # noqa: E402
     workload_momentum,
 )
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms  # noqa: E402
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms  # noqa: E402
 
 
 def _ms(fn, repeat):
@@ -87,15 +86,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        "bsr-dp",
-        run,
-        argv,
-        title="time to build the strategy, ms (beta=0.9, alpha=0.9999)",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="time to build the strategy, ms (beta=0.9, alpha=0.9999)")
 
 
 if __name__ == "__main__":

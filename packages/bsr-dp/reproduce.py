@@ -22,7 +22,6 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # small dense problems: threads only contend
 
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from bsr_dp import (  # noqa: E402
@@ -37,10 +36,7 @@ from bsr_dp import (  # noqa: E402
     workload_momentum,
 )
 
-from papershelf_harness import Claim, reproduce_main, timeit_ms  # noqa: E402
-
-PACKAGE = "bsr-dp"
-PAPER = "Banded Square Root Matrix Factorization for Differentially Private Model Training (NeurIPS 2024)"
+from papershelf_harness import Claim, reproduce_cli, timeit_ms  # noqa: E402
 
 
 def _timed(fn, *args, repeat=1, **kwargs):
@@ -204,17 +200,7 @@ def claims(args) -> list[Claim]:
     return [Claim(**r) for r in rows]
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="adds n = 50 000 and an n = 256 AOF (about 4 minutes)",
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, full_help="adds n = 50 000 and an n = 256 AOF (about 4 minutes)")
 
 
 if __name__ == "__main__":

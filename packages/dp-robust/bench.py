@@ -16,13 +16,12 @@ import os
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from dp_robust import DPRobustLinearRegression, SmoothAmbiguityRisk, gaussian_prior  # noqa: E402
 from sklearn.linear_model import Ridge  # noqa: E402
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms  # noqa: E402
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms  # noqa: E402
 
 
 def _best_ms(fn, repeat):
@@ -86,15 +85,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        "dp-robust",
-        run,
-        argv,
-        title="criterion value+gradient, ms",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="criterion value+gradient, ms")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import os
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # many small mat-vecs: BLAS threads only thrash
 
-from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 from dp_robust import (  # noqa: E402
@@ -33,9 +32,8 @@ from dp_robust import (  # noqa: E402
 )
 from sklearn.linear_model import LogisticRegression, RidgeCV  # noqa: E402
 
-from papershelf_harness import Claim, reproduce_main  # noqa: E402
+from papershelf_harness import Claim, reproduce_cli  # noqa: E402
 
-PACKAGE = "dp-robust"
 PAPER = (
     "Bayesian Nonparametrics Meets Data-Driven Distributionally Robust Optimization (NeurIPS 2024)"
 )
@@ -412,17 +410,7 @@ def claims(args) -> list[Claim]:
     return [Claim(**r) for r in rows]
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="the paper's 200 datasets per experiment (hours)",
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, full_help="the paper's 200 datasets per experiment (hours)")
 
 
 if __name__ == "__main__":

@@ -15,9 +15,8 @@ import genai_pricing_game as gp
 import numpy as np
 from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "genai-pricing-game"
 NOTES = (
     "ratio = loop time / ours (>1: ours is faster). Loops are pure-Python baselines (no peer "
     "library implements this game)."
@@ -80,8 +79,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv=None):
-    return bench_main(PACKAGE, run, argv, title="time per call, ms", doc=__doc__)
+main = bench_cli(run, title="time per call, ms")
 
 
 if __name__ == "__main__":

@@ -16,10 +16,8 @@ import genai_pricing_game as gp
 import numpy as np
 from genai_pricing_game._reference import brute_best_response, brute_first_mover
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "genai-pricing-game"
-PAPER = "Pricing and Competition for Generative AI (NeurIPS 2024)"
 HERE = Path(__file__).resolve().parent
 FIGURE = HERE / "figures" / "two_task_regions.png"
 
@@ -267,17 +265,7 @@ def _extra_args(parser):
     )
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        extra_args=_extra_args,
-        default_json=HERE / "reproduce.json",
-    )
+main = reproduce_cli(claims, extra_args=_extra_args)
 
 
 if __name__ == "__main__":

@@ -14,10 +14,7 @@ from __future__ import annotations
 import max_following as mf
 import numpy as np
 
-from papershelf_harness import Claim, reproduce_main
-
-PACKAGE = "max-following"
-PAPER = "Oracle-Efficient Reinforcement Learning for Max Value Ensembles (NeurIPS 2024)"
+from papershelf_harness import Claim, reproduce_cli
 
 
 def _exact_return(mdp, pols, pol):
@@ -165,16 +162,9 @@ def claims(args):
     yield from navigation(args)
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="brief scale: 50 tabular instances x n=2000, navigation n=300 x 5 seeds",
-    )
+main = reproduce_cli(
+    claims, full_help="brief scale: 50 tabular instances x n=2000, navigation n=300 x 5 seeds"
+)
 
 
 if __name__ == "__main__":

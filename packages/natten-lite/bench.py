@@ -22,9 +22,8 @@ import torch
 import torch.nn.functional as F
 from natten_lite import masks
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "natten-lite"
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
 DENSE_MAX = 16384  # tokens; beyond that the dense mask and scores do not fit comfortably
 
@@ -285,15 +284,11 @@ def run(args) -> Table:
     return Table(columns, rows, notes)
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        PACKAGE,
-        run,
-        argv,
-        title="neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
-        doc=__doc__,
-        extra_args=_extra_args,
-    )
+main = bench_cli(
+    run,
+    title="neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
+    extra_args=_extra_args,
+)
 
 
 if __name__ == "__main__":

@@ -25,12 +25,11 @@ import torch.nn.functional as F
 from natten_lite import masks
 from natten_lite.sim import tile_work
 
-from papershelf_harness import Claim, reproduce_main, timeit_ms
+from papershelf_harness import Claim, reproduce_cli, timeit_ms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import peak_mb_in_subprocess
 
-PACKAGE = "natten-lite"
 PAPER = "Faster Neighborhood Attention (NeurIPS 2024)"
 NA = {1: natten_lite.na1d, 2: natten_lite.na2d, 3: natten_lite.na3d}
 
@@ -204,11 +203,7 @@ def claims(args) -> list[Claim]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE, PAPER, claims, argv, doc=__doc__, full_help="larger sweep and sizes", quick=True,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )  # fmt: skip
+main = reproduce_cli(claims, paper=PAPER, full_help="larger sweep and sizes")
 
 
 if __name__ == "__main__":

@@ -10,17 +10,14 @@ r# is faster).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import scipy
 from rearrange_corr import rearrangement_corr
 from rearrange_corr._core import _rsharp_1d
 from scipy import stats
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "rearrange-corr"
 HAS_XI = hasattr(stats, "chatterjeexi")  # scipy >= 1.15
 
 
@@ -115,15 +112,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv=None):
-    return bench_main(
-        PACKAGE,
-        run,
-        argv,
-        title="time per call, ms",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="time per call, ms")
 
 
 if __name__ == "__main__":

@@ -24,10 +24,8 @@ import numpy as np
 from rearrange_corr import rearrangement_corr
 from scipy import special, stats
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "rearrange-corr"
-PAPER = "Adjust Pearson's r to Measure Arbitrary Monotone Dependence (NeurIPS 2024)"
 HERE = Path(__file__).resolve().parent
 
 # Monotone scenarios of the paper's simulation (recor's scenario table, items 1-50), the subset
@@ -290,17 +288,7 @@ def _claims(full: bool, quick: bool = False) -> list[dict]:
     return rows
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        details=details,
-        default_json=HERE / "reproduce.json",
-    )
+main = reproduce_cli(claims, details=details)
 
 
 if __name__ == "__main__":

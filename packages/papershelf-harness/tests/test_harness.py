@@ -185,3 +185,23 @@ def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
     assert data["package"] == "demo-pkg" and data["paper"] == "A Paper (NeurIPS 2024)"
     assert load_script(tmp_path / "bench.py").main(["--quick"]) == 0
     assert json.loads((tmp_path / "bench.json").read_text())["package"] == "demo-pkg"
+
+
+def test_assert_rejects_passes_fn_keywords_through():
+    def f(*, fn, name):
+        raise ValueError(f"fn must be callable, got {fn!r} ({name})")
+
+    assert_rejects(ValueError, "fn", f, fn=3, name="x")
+
+
+def test_strategies_can_leave_none_out():
+    from hypothesis import given, settings
+
+    from papershelf_harness.strategies import non_integers, non_numeric
+
+    @settings(max_examples=50, deadline=None)
+    @given(a=non_numeric(none=False), b=non_integers(none=False))
+    def check(a, b):
+        assert a is not None and b is not None
+
+    check()

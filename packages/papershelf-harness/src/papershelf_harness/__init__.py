@@ -8,7 +8,7 @@ library itself never imports it. A script is a few lines of method-specific code
     def claims(args):
         yield Claim("CI width vs PPI++", paper="0.77x", measured="0.81x", holds=True)
 
-    main = reproduce_cli(claims, doc=__doc__)   # package and paper from the pyproject beside it
+    main = reproduce_cli(claims)   # package, paper, help text: from the script and its pyproject
 
     if __name__ == "__main__":
         raise SystemExit(main())

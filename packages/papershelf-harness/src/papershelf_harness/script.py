@@ -4,7 +4,7 @@ The package name and the paper (title and venue) are read from the ``pyproject.t
 script (``[project] name``, ``[tool.papershelf] paper`` and ``venue``), so a script holds only its
 method-specific code::
 
-    main = reproduce_cli(claims, doc=__doc__, quick=True)
+    main = reproduce_cli(claims)
 
     if __name__ == "__main__":
         raise SystemExit(main())
@@ -22,12 +22,13 @@ from .bench import bench_main
 from .reproduce import reproduce_main
 
 
-def _script_dir(fn: Callable) -> Path:
+def _script(fn: Callable) -> tuple[Path, str | None]:
+    """(directory, docstring) of the script module that defines ``fn``."""
     module = sys.modules.get(getattr(fn, "__module__", ""), None)
     path = getattr(module, "__file__", None)
     if path is None:
         raise ValueError(f"cannot tell which script defines {fn!r}: pass package= and paper=")
-    return Path(path).resolve().parent
+    return Path(path).resolve().parent, getattr(module, "__doc__", None)
 
 
 def script_metadata(directory: str | Path) -> tuple[str, str]:
@@ -49,9 +50,12 @@ def reproduce_cli(
     claims_fn: Callable, *, package: str | None = None, paper: str | None = None, **options: Any
 ) -> Callable[[Sequence[str] | None], int]:
     """``main(argv=None)`` running :func:`reproduce_main` for ``claims_fn``; package and paper
-    default to the script's pyproject, ``--json`` to ``reproduce.json`` beside the script.
-    ``options`` are :func:`reproduce_main`'s keyword options."""
-    here = _script_dir(claims_fn)
+    default to the script's pyproject, ``--json`` to ``reproduce.json`` beside the script, the
+    help text to the script's docstring, and ``quick`` to True. ``options`` are
+    :func:`reproduce_main`'s keyword options."""
+    here, doc = _script(claims_fn)
+    options.setdefault("doc", doc)
+    options.setdefault("quick", True)
     if package is None or paper is None:
         name, title = script_metadata(here)
         package, paper = package or name, paper or title
@@ -67,8 +71,9 @@ def bench_cli(
     run_fn: Callable, *, package: str | None = None, **options: Any
 ) -> Callable[[Sequence[str] | None], int]:
     """``main(argv=None)`` running :func:`bench_main` for ``run_fn`` (package from the script's
-    pyproject, ``--json`` to ``bench.json`` beside the script)."""
-    here = _script_dir(run_fn)
+    pyproject, ``--json`` to ``bench.json`` beside the script, help from its docstring)."""
+    here, doc = _script(run_fn)
+    options.setdefault("doc", doc)
     if package is None:
         package = script_metadata(here)[0]
     options.setdefault("default_json", here / "bench.json")

@@ -28,11 +28,12 @@ __all__ = [
 ]
 
 
-def non_numeric() -> st.SearchStrategy:
-    """Values that are no number or numeric array: str, None, dict, object, complex, bytes."""
+def non_numeric(*, none: bool = True) -> st.SearchStrategy:
+    """Values that are no number or numeric array: str, dict, object, complex, bytes, and None
+    unless ``none=False`` (where None is a valid value of the argument)."""
     return st.one_of(
         st.text(max_size=5),
-        st.none(),
+        *([st.none()] if none else []),
         st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
         st.builds(object),
         st.complex_numbers(allow_nan=False, allow_infinity=False).filter(lambda z: z.imag != 0),
@@ -44,13 +45,14 @@ def non_finite_floats() -> st.SearchStrategy[float]:
     return st.sampled_from([float("nan"), float("inf"), float("-inf")])
 
 
-def non_integers() -> st.SearchStrategy:
-    """Values an integer option must refuse with TypeError: floats (even 3.0), bools, str, None."""
+def non_integers(*, none: bool = True) -> st.SearchStrategy:
+    """Values an integer option must refuse with TypeError: floats (even 3.0), bools, str, and
+    None unless ``none=False``."""
     return st.one_of(
         st.floats(allow_nan=True, allow_infinity=True),
         st.booleans(),
         st.text(max_size=3),
-        st.none(),
+        *([st.none()] if none else []),
     )
 
 

@@ -80,6 +80,7 @@ def assert_rejects(
     exc: type[BaseException] | tuple[type[BaseException], ...],
     name: str,
     fn: Callable[..., Any],
+    /,
     *args: Any,
     **kwargs: Any,
 ) -> BaseException:
@@ -87,6 +88,8 @@ def assert_rejects(
 
     ``exc`` is ``TypeError`` (wrong type), ``ValueError`` (wrong value) or a tuple of them; the
     argument's name must appear in the message as a word (``x`` does not match ``max``).
+    ``exc``, ``name`` and ``fn`` are positional-only, so ``fn``'s own keyword arguments of those
+    names pass through.
     """
     try:
         fn(*args, **kwargs)
