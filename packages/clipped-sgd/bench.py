@@ -27,9 +27,8 @@ from clipped_sgd import (
 )
 from sklearn.linear_model import HuberRegressor, SGDRegressor
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "clipped-sgd"
 NOTES = (
     f"{RATIO_NOTE}. Ours is a per-sample Python loop (O(d) memory, one pass); the peers are "
     "vectorised batch numpy or compiled scikit-learn."
@@ -102,10 +101,7 @@ def run(a) -> Table:
     return table
 
 
-def main(argv=None):
-    return bench_main(
-        PACKAGE, run, argv, title="wall time per fit, ms (best of repeats)", doc=__doc__
-    )
+main = bench_cli(run, title="wall time per fit, ms (best of repeats)")
 
 
 if __name__ == "__main__":

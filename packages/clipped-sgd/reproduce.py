@@ -34,10 +34,8 @@ from clipped_sgd import (
     sample_mean,
 )
 
-from papershelf_harness import reproduce_main
+from papershelf_harness import reproduce_cli
 
-PACKAGE = "clipped-sgd"
-PAPER = "Near-Optimal Streaming Heavy-Tailed Statistical Estimation with Clipped SGD (NeurIPS 2024)"
 DELTA = 1e-3
 QS = (0.5, 0.9, 0.99, 0.999)
 
@@ -345,8 +343,7 @@ def claim_rows(full: bool = False, *, scale: float = 1.0, verbose: bool = True) 
     return rows
 
 
-def main(argv=None):
-    return reproduce_main(PACKAGE, PAPER, claims, argv, doc=__doc__, quick=True)
+main = reproduce_cli(claims)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,7 @@ from __future__ import annotations
 import numpy as np
 from service_init import QuadraticUsers, RegressionUsers, acquire, greedy_init, random_init
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
-
-PACKAGE = "service-init"
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
 
 def _best(f, repeat):
@@ -106,15 +104,11 @@ def _extra_args(parser):
     parser.add_argument("--repeat", type=int, default=None, help="timed calls per row")
 
 
-def main(argv=None):
-    return bench_main(
-        PACKAGE,
-        run,
-        argv,
-        title="seeding time per call, ms (best of --repeat calls: 3, 1 with --quick)",
-        doc=__doc__,
-        extra_args=_extra_args,
-    )
+main = bench_cli(
+    run,
+    title="seeding time per call, ms (best of --repeat calls: 3, 1 with --quick)",
+    extra_args=_extra_args,
+)
 
 
 if __name__ == "__main__":

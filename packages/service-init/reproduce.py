@@ -43,10 +43,7 @@ from service_init import (
     total_loss,
 )
 
-from papershelf_harness import reproduce_main
-
-PACKAGE = "service-init"
-PAPER = "Initializing Services in Interactive ML Systems for Diverse Users (NeurIPS 2024)"
+from papershelf_harness import reproduce_cli
 
 
 def spd(rng, n, d, cond=10.0):
@@ -333,17 +330,7 @@ def _extra_args(parser):
     parser.add_argument("--trials", type=int, default=None, help="instances per claim")
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        full_help="more instances (slow)",
-        quick=True,
-        extra_args=_extra_args,
-    )
+main = reproduce_cli(claims, full_help="more instances (slow)", extra_args=_extra_args)
 
 
 if __name__ == "__main__":

@@ -13,9 +13,8 @@ from __future__ import annotations
 import numpy as np
 from wsm_tpp import ExpHawkes, fit, objective, simulate_hawkes
 
-from papershelf_harness import RATIO_NOTE, Table, bench_main, ratio, timeit_ms
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "wsm-tpp"
 NOTES = f"{RATIO_NOTE}; baseline = naive per-event AWSM (rows 1-n) or MLE fit (last row)"
 
 
@@ -73,8 +72,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv=None):
-    return bench_main(PACKAGE, run, argv, title="time per call, ms", doc=__doc__)
+main = bench_cli(run, title="time per call, ms")
 
 
 if __name__ == "__main__":

@@ -21,10 +21,7 @@ from wsm_tpp import (
 )
 from wsm_tpp._data import prepare
 
-from papershelf_harness import reproduce_main
-
-PACKAGE = "wsm-tpp"
-PAPER = "Is Score Matching Suitable for Estimating Point Processes? (NeurIPS 2024)"
+from papershelf_harness import reproduce_cli
 
 
 def _est(res) -> np.ndarray:
@@ -214,8 +211,7 @@ def claim_rows(
     return rows
 
 
-def main(argv=None):
-    return reproduce_main(PACKAGE, PAPER, claims, argv, doc=__doc__, quick=True)
+main = reproduce_cli(claims)
 
 
 if __name__ == "__main__":
