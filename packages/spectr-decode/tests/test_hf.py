@@ -178,6 +178,8 @@ def test_sliding_window_models_match_the_target(kind):
     states"). Greedy output must equal plain greedy decoding by full forwards, and the reused,
     cropped cache must give the logits of a full recomputation past the window."""
     target, draft = _windowed(kind, 3, 0), _windowed(kind, 1, 1)
+    # the draft shares the target's embeddings, first layer, norm and head: it agrees often
+    draft.load_state_dict({k: v for k, v in target.state_dict().items() if k in draft.state_dict()})
     prompt = [5, 17, 33, 2, 9, 41]  # W = 8: exceeded after 3 new tokens
     seq = list(prompt)
     with torch.no_grad():
