@@ -4,9 +4,10 @@ deterministic policies, trajectory enumeration, Monte Carlo, and the defining pr
 import itertools
 
 import numpy as np
-import papershelf_mdp as pm
 import pytest
 import sim2real_explore as se
+
+import papershelf_mdp as pm
 
 
 def _enumerate_step_laws(mdp, policy):
@@ -147,7 +148,9 @@ def test_feature_coverage_matches_trajectory_enumeration():
             ref[h] += law[h, s, a] * np.outer(phi[s, a], phi[s, a]) / len(pols)
     assert np.allclose(cov, ref)
     # a single policy, a (K, H, S, A) stack and step-dependent features agree with the list form
-    assert np.allclose(se.feature_coverage(mdp, pols[0], phi), se.feature_coverage(mdp, [pols[0]], phi))
+    assert np.allclose(
+        se.feature_coverage(mdp, pols[0], phi), se.feature_coverage(mdp, [pols[0]], phi)
+    )
     assert np.allclose(se.feature_coverage(mdp, np.stack(pols), phi), cov)
     assert np.allclose(se.feature_coverage(mdp, pols, np.broadcast_to(phi, (3, 4, 2, 3))), cov)
 
@@ -193,7 +196,9 @@ def test_reach_policies_against_brute_force():
             best = np.maximum(best, pm.state_action_distribution(mdp, pi)[step].sum(-1))
         assert np.allclose(reach, best)
         for s in range(3):
-            assert pm.state_action_distribution(mdp, pols[s])[step, s].sum() == pytest.approx(reach[s])
+            assert pm.state_action_distribution(mdp, pols[s])[step, s].sum() == pytest.approx(
+                reach[s]
+            )
             assert np.allclose(pols[s][step:], 0.5)  # the random tail starts at the target step
 
 
@@ -253,7 +258,9 @@ def test_e_optimal_design_covers_a_low_rank_mdp():
     rand = [np.random.default_rng(k).dirichlet(np.ones(3), size=(4, 12)) for k in range(3)]
     for h in range(4):
         lam_design = se.min_eigenvalues(se.feature_coverage(sim, design[h], phi)[h])
-        lam_uniform = se.min_eigenvalues(se.feature_coverage(sim, [np.full((12, 3), 1 / 3)], phi)[h])
+        lam_uniform = se.min_eigenvalues(
+            se.feature_coverage(sim, [np.full((12, 3), 1 / 3)], phi)[h]
+        )
         assert lam_design > 0
         assert lam_design >= 0.5 * lam_uniform
         assert np.isfinite(se.min_eigenvalues(se.feature_coverage(sim, rand, phi)[h]))

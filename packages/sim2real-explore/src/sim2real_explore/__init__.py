@@ -10,7 +10,13 @@ point-mass testbed with an action-scale mismatch.
 
 from importlib.metadata import version as _version
 
-from papershelf_mdp import TabularEnv, TabularMDP, optimal_policy, policy_value, state_action_distribution
+from papershelf_mdp import (
+    TabularEnv,
+    TabularMDP,
+    optimal_policy,
+    policy_value,
+    state_action_distribution,
+)
 
 from .point2d import Point2D, action_scale_mismatch, plan_on_grid, waypoint_explorers
 from .policies import GridEncoder, StateEncoder, TabularPolicy

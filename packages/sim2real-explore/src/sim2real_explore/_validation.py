@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
 from papershelf_mdp import TabularMDP, check_policy
 
 from ._checks import check_array, describe
@@ -57,10 +58,14 @@ def check_policy_list(policies, mdp: TabularMDP, name: str = "policies") -> list
             return [policy_array(arr, mdp, name)]
         if arr.ndim == 4:
             return [policy_array(p, mdp, f"{name}[{k}]") for k, p in enumerate(arr)]
-        raise ValueError(f"{name} must be a list of policies or a 2-, 3- or 4-d array, got {arr.shape}")
-    if isinstance(policies, str | bytes) or not hasattr(policies, "__iter__"):
-        raise TypeError(f"{name} must be a list of policies (action-probability arrays), got "
-                        f"{describe(policies)}")
+        raise ValueError(
+            f"{name} must be a list of policies or a 2-, 3- or 4-d array, got {arr.shape}"
+        )
+    if not isinstance(policies, list | tuple):
+        raise TypeError(
+            f"{name} must be a list of policies (action-probability arrays), got "
+            f"{describe(policies)}"
+        )
     out = [policy_array(p, mdp, f"{name}[{k}]") for k, p in enumerate(policies)]
     if not out:
         raise ValueError(f"{name} must hold at least one policy, got an empty collection")

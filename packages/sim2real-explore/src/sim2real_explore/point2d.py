@@ -10,7 +10,14 @@ import numpy as np
 from ._checks import check_array, check_float, check_int, check_rng, describe
 from .policies import GridEncoder, TabularPolicy
 
-__all__ = ["MOVES", "Point2D", "WaypointPolicy", "action_scale_mismatch", "plan_on_grid", "waypoint_explorers"]
+__all__ = [
+    "MOVES",
+    "Point2D",
+    "WaypointPolicy",
+    "action_scale_mismatch",
+    "plan_on_grid",
+    "waypoint_explorers",
+]
 
 #: The 8 moves (king moves): E, NE, N, NW, W, SW, S, SE, each scaled by step_size * action_scale.
 MOVES = np.array([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], float)
@@ -43,7 +50,9 @@ class Point2D:
         rewards=(1.0, 0.5),
         radius=0.08,
     ):
-        self.action_scale = check_float(action_scale, "action_scale", minimum=0.0, min_inclusive=False)
+        self.action_scale = check_float(
+            action_scale, "action_scale", minimum=0.0, min_inclusive=False
+        )
         self.horizon = check_int(horizon, "horizon", minimum=1)
         self.step_size = check_float(step_size, "step_size", minimum=0.0, min_inclusive=False)
         self.noise = check_float(noise, "noise", minimum=0.0)

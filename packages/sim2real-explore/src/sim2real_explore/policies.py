@@ -6,6 +6,7 @@ import math
 import numbers
 
 import numpy as np
+
 from papershelf_mdp import check_stochastic
 
 from ._checks import check_array, check_int, check_rng, describe
@@ -37,7 +38,9 @@ class GridEncoder:
         self.low = check_array(low, "low", ndim=1)
         self.high = check_array(high, "high", shape=self.low.shape)
         if np.any(self.high <= self.low):
-            raise ValueError(f"high must exceed low in every coordinate, got {self.low}, {self.high}")
+            raise ValueError(
+                f"high must exceed low in every coordinate, got {self.low}, {self.high}"
+            )
         k = self.low.shape[0]
         if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
             bins = [bins] * k
@@ -87,7 +90,9 @@ class TabularPolicy:
         if encoder is None:
             encoder = StateEncoder(p.shape[-2])
         if not callable(encoder) or not hasattr(encoder, "n_codes"):
-            raise TypeError(f"encoder must be callable with an n_codes attribute, got {describe(encoder)}")
+            raise TypeError(
+                f"encoder must be callable with an n_codes attribute, got {describe(encoder)}"
+            )
         if encoder.n_codes != p.shape[-2]:
             raise ValueError(
                 f"probs has {p.shape[-2]} rows but the encoder has {encoder.n_codes} codes"

@@ -8,6 +8,7 @@ probabilities (S, A) or (H, S, A); a finite horizon H means steps h = 0 .. H-1.
 from __future__ import annotations
 
 import numpy as np
+
 import papershelf_mdp as pm
 from papershelf_mdp import TabularMDP
 
@@ -337,4 +338,3 @@ def check_exploration(exploration, sim, name="exploration") -> list[list[np.ndar
     if len(exploration) != H:
         raise ValueError(f"{name} must hold one list per step (H={H}), got {len(exploration)}")
     return [check_policy_list(p, sim, f"{name}[{h}]") for h, p in enumerate(exploration)]
-

@@ -7,18 +7,27 @@ episode started on it counts against ``n_episodes`` and is reported as ``info.ep
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 import numbers
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
+
 import papershelf_mdp as pm
 from papershelf_mdp import TabularMDP
 
+from ._checks import (
+    check_array,
+    check_bool,
+    check_float,
+    check_int,
+    check_probability,
+    check_rng,
+    describe,
+)
 from ._envs import FastTabularEnv
-from ._checks import check_array, check_bool, check_float, check_int, check_probability, check_rng, describe
 from ._validation import check_env, check_finite_mdp, env_n_actions
 from .policies import StateEncoder, TabularPolicy
 from .tabular import check_exploration, exploration_policies
@@ -61,7 +70,9 @@ class Transitions:
             "state": check_array(state, "state", ndim=1, dtype="int", allow_empty=True),
             "action": check_array(action, "action", ndim=1, dtype="int", allow_empty=True),
             "reward": check_array(reward, "reward", ndim=1, allow_empty=True),
-            "next_state": check_array(next_state, "next_state", ndim=1, dtype="int", allow_empty=True),
+            "next_state": check_array(
+                next_state, "next_state", ndim=1, dtype="int", allow_empty=True
+            ),
         }
         n = arrs["step"].shape[0]
         term = (
@@ -99,7 +110,9 @@ def fitted_q_iteration(data, *, horizon, n_states, n_actions, pool_steps=False, 
         ("action", data.action, A),
     ):
         if arr.size and (arr.min() < 0 or arr.max() >= hi):
-            raise ValueError(f"data.{name} must lie in [0, {hi}), got values in [{arr.min()}, {arr.max()}]")
+            raise ValueError(
+                f"data.{name} must lie in [0, {hi}), got values in [{arr.min()}, {arr.max()}]"
+            )
     pool = check_bool(pool_steps, "pool_steps")
     gam = check_float(gamma, "gamma", minimum=0.0, maximum=1.0)
     Q = np.zeros((H, S, A))
@@ -210,8 +223,14 @@ class _Actor:
         if self.table is not None:
             return min(bisect_right(self.table[h][row], u), self.n_actions - 1)
         a = self.policy.act(obs, h, g)
-        if not isinstance(a, numbers.Integral) or isinstance(a, bool) or not 0 <= a < self.n_actions:
-            raise ValueError(f"{self.name}.act must return an action in [0, {self.n_actions}), got {a!r}")
+        if (
+            not isinstance(a, numbers.Integral)
+            or isinstance(a, bool)
+            or not 0 <= a < self.n_actions
+        ):
+            raise ValueError(
+                f"{self.name}.act must return an action in [0, {self.n_actions}), got {a!r}"
+            )
         return int(a)
 
 
@@ -226,7 +245,11 @@ class _Runner:
         """One episode; ``act(obs, row, h, g, u)``; uniform actions from step ``switch`` on."""
         g, H, A = self.g, self.H, self.A
         # the env is seeded once, from rng, at its first reset; later resets continue its stream
-        out = self.env.reset(seed=int(g.integers(2**63 - 1))) if self.episodes == 0 else self.env.reset()
+        out = (
+            self.env.reset(seed=int(g.integers(2**63 - 1)))
+            if self.episodes == 0
+            else self.env.reset()
+        )
         self.episodes += 1
         if not (isinstance(out, tuple) and len(out) == 2):
             raise TypeError(f"real_env.reset must return (obs, info), got {describe(out)}")
@@ -262,7 +285,9 @@ def _budget(n):
     return n - 2 * n_eval, n_eval
 
 
-def _transfer(runner, behaviours, sim_actor, sim_policy, *, n_episodes, n_rows, wrap, pool=False, gamma=1.0):
+def _transfer(
+    runner, behaviours, sim_actor, sim_policy, *, n_episodes, n_rows, wrap, pool=False, gamma=1.0
+):
     """Steps 3-6 of Algorithm 1 with exploration episodes drawn by ``behaviours()``."""
     n_explore, n_eval = _budget(n_episodes)
     H, A = runner.H, runner.A
@@ -277,7 +302,9 @@ def _transfer(runner, behaviours, sim_actor, sim_policy, *, n_episodes, n_rows, 
         arr[:, 4].astype(np.int64),
         arr[:, 5].astype(bool),
     )
-    Q = fitted_q_iteration(data, horizon=H, n_states=n_rows, n_actions=A, pool_steps=pool, gamma=gamma)
+    Q = fitted_q_iteration(
+        data, horizon=H, n_states=n_rows, n_actions=A, pool_steps=pool, gamma=gamma
+    )
     counts = np.bincount(
         (data.step * n_rows + data.state) * A + data.action, minlength=H * n_rows * A
     ).reshape(H, n_rows, A)
@@ -358,7 +385,9 @@ def sim2real_transfer(sim, real_env, *, n_episodes, rng=None, exploration=None):
     n = check_int(n_episodes, "n_episodes", minimum=1)
     g = check_rng(rng)
     H, S, A = sim.horizon, sim.n_states, sim.n_actions
-    explore = exploration_policies(sim) if exploration is None else check_exploration(exploration, sim)
+    explore = (
+        exploration_policies(sim) if exploration is None else check_exploration(exploration, sim)
+    )
     actors = [[_Actor(p, S, A, H, "exploration") for p in step] for step in explore]
     sim_policy = direct_transfer(sim)
     runner = _Runner(real_env, H, A, StateEncoder(S), g)
@@ -456,8 +485,13 @@ def exploration_transfer(
     per_step = all(isinstance(e, list | tuple) for e in explorers)
     if per_step:
         if len(explorers) != H:
-            raise ValueError(f"explorers: a list of lists needs one list per step (H={H}), got {len(explorers)}")
-        sets = [[_Actor(p, C, A, H, f"explorers[{h}][{k}]") for k, p in enumerate(e)] for h, e in enumerate(explorers)]
+            raise ValueError(
+                f"explorers: a list of lists needs one list per step (H={H}), got {len(explorers)}"
+            )
+        sets = [
+            [_Actor(p, C, A, H, f"explorers[{h}][{k}]") for k, p in enumerate(e)]
+            for h, e in enumerate(explorers)
+        ]
         for h, s in enumerate(sets):
             if not s:
                 raise ValueError(f"explorers[{h}] must hold at least one policy, got an empty list")
@@ -511,7 +545,9 @@ def evaluate(env, policy, n_episodes, *, horizon, encoder=None, rng=None):
         else:
             encoder = _NoRows()
     elif not callable(encoder) or not hasattr(encoder, "n_codes"):
-        raise TypeError(f"encoder must be callable with an n_codes attribute, got {describe(encoder)}")
+        raise TypeError(
+            f"encoder must be callable with an n_codes attribute, got {describe(encoder)}"
+        )
     if A is None:
         if not table:
             raise ValueError("env must expose action_space.n or n_actions")
@@ -519,4 +555,3 @@ def evaluate(env, policy, n_episodes, *, horizon, encoder=None, rng=None):
     actor = _Actor(policy, encoder.n_codes, A, H, "policy")
     runner = _Runner(env, H, A, encoder, g)
     return np.array([runner.run(actor) for _ in range(n)])
-
