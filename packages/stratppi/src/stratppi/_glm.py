@@ -154,6 +154,11 @@ def solve_logistic(X, c, t, XU, b, FU, *, gtol: float = 1e-12, maxiter: int = 10
         m, mu = expit(z), expit(zu)
         H = (X * (c * m * (1 - m))[:, None]).T @ X + (XU * (b * mu * (1 - mu))[:, None]).T @ XU
         step = _solve(H, g)
+        if g @ step <= 1e-15 * (1 + abs(cur)):
+            # the predicted decrease (g'H^-1 g / 2) is below the loss's rounding: a line search
+            # can no longer see progress, and the full Newton step is the quadratic-rate answer
+            theta, converged = theta - step, True
+            break
         s = 1.0
         while s > 1e-10:
             new = theta - s * step
