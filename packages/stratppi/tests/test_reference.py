@@ -278,3 +278,26 @@ def test_separable_logistic_warns():
         F, FU = np.clip(0.5 + 0.3 * x, 0.05, 0.95), np.clip(0.5 + 0.3 * xu, 0.05, 0.95)
         sp.stratppi_logistic_ci(X, Y, F, XU, FU, s, su)
         sp.ppi_logistic_ci(X, Y, F, XU, FU)
+
+
+def test_logistic_newton_stops_at_the_rounding_floor(monkeypatch):
+    # after converging (|g| ~ 1e-10) the line search saw only the loss's rounding noise, and
+    # Newton crawled on with ever shorter steps (up to maxiter = 100; 13-16 on some draws here)
+    import stratppi._glm as glm
+
+    solve, calls = glm._solve, []
+    monkeypatch.setattr(glm, "_solve", lambda H, g: calls.append(1) or solve(H, g))
+    counts = []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        n, N = 2000, 50_000
+        X, XU = np.c_[np.ones(n), rng.normal(size=n)], np.c_[np.ones(N), rng.normal(size=N)]
+        p, pu = 1 / (1 + np.exp(-X @ [0.3, 1])), 1 / (1 + np.exp(-XU @ [0.3, 1]))
+        Y = (rng.random(n) < p).astype(float)
+        a, b = np.full(n, 1 / n), np.full(N, 1 / N)
+        calls.clear()
+        theta = glm.solve_logistic(X, 0 * a, a * (Y - p), XU, b, pu)  # lam = 1
+        counts.append(len(calls))
+        g = -X.T @ (a * (Y - p)) + XU.T @ (b * (1 / (1 + np.exp(-XU @ theta)) - pu))
+        assert np.max(np.abs(g)) < 1e-9
+    assert max(counts) <= 6, counts
