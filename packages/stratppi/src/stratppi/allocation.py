@@ -135,7 +135,9 @@ def allocate(
     Returns:
         (K,) int64 array, each in [n_min, caps], summing exactly to `budget`: the continuous
         allocation clip(t rho_k, n_min, caps_k) (t set so that it sums to the budget) rounded by
-        largest remainders. If every rho_k is 0 the budget is split proportionally.
+        largest remainders. For "optimal" that is the exact minimiser of the large-pool variance
+        sum_k w_k^2 sigma_k^2 / n_k within the bounds (its KKT conditions). If every rho_k is 0
+        the budget is split proportionally.
 
     >>> allocate(100, [0.5, 0.3, 0.2]).tolist()
     [50, 30, 20]
