@@ -112,6 +112,16 @@ def test_mdp_arguments():
     assert_rejects(ValueError, "real_env", se.sim2real_transfer, SIM, se.Point2D(), n_episodes=4)
 
 
+def test_fqi_options_of_the_transfers():
+    kw = {"n_episodes": 4}
+    assert_rejects(ValueError, "gamma", se.sim2real_transfer, SIM, REAL, **kw, gamma=1.5)
+    assert_rejects(TypeError, "gamma", se.sim2real_transfer, SIM, REAL, **kw, gamma="one")
+    assert_rejects(TypeError, "pool_steps", se.sim2real_transfer, SIM, REAL, **kw, pool_steps=1)
+    assert_rejects(
+        ValueError, "gamma", se.zeta_greedy_transfer, SIM, REAL, **kw, zeta=0.1, gamma=-1.0
+    )
+
+
 def test_tabular_mdp_contract_errors():
     assert_rejects(
         ValueError, "P", se.TabularMDP, np.full((2, 2, 2), 0.6), np.zeros((2, 2)), horizon=2

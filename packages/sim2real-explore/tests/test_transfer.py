@@ -201,3 +201,26 @@ def test_evaluate_matches_exact_value():
     ret = se.evaluate(pm.TabularEnv(real), pi, 1500, horizon=5, rng=0)
     v = pm.policy_return(real, pi)
     assert abs(ret.mean() - v) < 5 * ret.std() / np.sqrt(1500)
+
+
+@pytest.mark.parametrize("reward", ["sa", "sas", "hsa", "hsas"])
+def test_the_env_a_tabular_real_system_is_wrapped_in_samples_its_law(reward):
+    """Returns of the built-in wrapper vs the exact value, every reward layout, time-varying P,
+    and the numpy-row path used for large MDPs."""
+    from sim2real_explore import _envs
+
+    P = np.random.default_rng(0).dirichlet(np.ones(4), size=(3, 4, 2))
+    R = np.random.default_rng(1).random(
+        {"sa": (4, 2), "sas": (4, 2, 4), "hsa": (3, 4, 2), "hsas": (3, 4, 2, 4)}[reward]
+    )
+    mdp = se.TabularMDP(P, R, horizon=3, reward_kind=reward)
+    pi = np.full((4, 2), 0.5)
+    v = pm.policy_return(mdp, pi)
+    for limit in (_envs.LIST_LIMIT, 0):
+        old, _envs.LIST_LIMIT = _envs.LIST_LIMIT, limit
+        try:
+            env = _envs.FastTabularEnv(mdp)
+        finally:
+            _envs.LIST_LIMIT = old
+        ret = se.evaluate(env, pi, 3000, horizon=3, rng=0)
+        assert abs(ret.mean() - v) < 5 * ret.std() / np.sqrt(3000)

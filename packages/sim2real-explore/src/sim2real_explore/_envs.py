@@ -11,28 +11,27 @@ import numpy as np
 
 from ._checks import check_int, check_rng
 
+#: Above this many transition entries, rows stay numpy arrays (searched with np.searchsorted)
+#: instead of Python lists (which cost ~30 bytes per entry).
+LIST_LIMIT = 2_000_000
+
 
 class FastTabularEnv:
     def __init__(self, mdp):
         self.mdp = mdp
         self.horizon = mdp.horizon
         self.n_states, self.n_actions = mdp.n_states, mdp.n_actions
-        P = mdp.transitions()
+        P = np.asarray(mdp.P)  # (S, A, S) or (H, S, A, S): not repeated over steps
+        self._tv = P.ndim == 4
         cum = np.cumsum(P, axis=-1)
         cum[..., -1] = np.inf  # rounding never falls off the end
-        self._cum = cum.tolist()  # (H, S, A, S)
+        self._lists = cum.size <= LIST_LIMIT
+        self._cum = cum.tolist() if self._lists else cum
         self._init = np.cumsum(mdp.init).tolist()
         self._init[-1] = float("inf")
-        kind = mdp.reward_kind
-        R = np.asarray(mdp.R)
-        H = self.horizon
-        if kind == "sa":
-            R = np.broadcast_to(R[None, :, :, None], (H, *R.shape, self.n_states))
-        elif kind == "sas":
-            R = np.broadcast_to(R[None], (H, *R.shape))
-        elif kind == "hsa":
-            R = np.broadcast_to(R[..., None], (*R.shape, self.n_states))
-        self._R = np.asarray(R, dtype=float).tolist()  # (H, S, A, S)
+        self._kind = mdp.reward_kind
+        R = np.asarray(mdp.R, dtype=float)
+        self._R = R.tolist() if R.size <= LIST_LIMIT else R
         self._rng = np.random.default_rng()
         self._state = None
         self._h = 0
@@ -52,9 +51,19 @@ class FastTabularEnv:
         if not 0 <= action < self.n_actions:
             raise ValueError(f"action must be in [0, {self.n_actions}), got {action}")
         h, s = self._h, self._state
-        s2 = bisect_right(self._cum[h][s][action], self._rng.random())
-        r = self._R[h][s][action][s2]
+        row = self._cum[h][s][action] if self._tv else self._cum[s][action]
+        u = self._rng.random()
+        s2 = bisect_right(row, u) if self._lists else int(np.searchsorted(row, u, side="right"))
+        R, k = self._R, self._kind
+        if k == "sa":
+            r = R[s][action]
+        elif k == "sas":
+            r = R[s][action][s2]
+        elif k == "hsa":
+            r = R[h][s][action]
+        else:
+            r = R[h][s][action][s2]
         self._h += 1
         terminated = self._h >= self.horizon
         self._state = None if terminated else s2
-        return s2, r, terminated, False, {"h": self._h}
+        return s2, float(r), terminated, False, {"h": self._h}

@@ -362,7 +362,9 @@ def direct_transfer(sim):
     return pm.optimal_policy(sim)[1]
 
 
-def sim2real_transfer(sim, real_env, *, n_episodes, rng=None, exploration=None):
+def sim2real_transfer(
+    sim, real_env, *, n_episodes, rng=None, exploration=None, pool_steps=False, gamma=1.0
+):
     """Exploration-policy transfer (Algorithm 1 of the paper) with a tabular simulator.
 
     1. exploration policies from ``sim`` (:func:`exploration_policies`, or ``exploration``: one
@@ -379,11 +381,15 @@ def sim2real_transfer(sim, real_env, *, n_episodes, rng=None, exploration=None):
     ``real_env`` has the gymnasium API with integer observations in [0, S) (a
     :class:`TabularMDP` is wrapped in a :class:`TabularEnv`); episodes stop after ``sim.horizon``
     steps or when the env terminates or truncates. Returns ``(policy (H, S, A), info)`` with
-    ``info`` a :class:`TransferInfo` (``info.episodes_used <= n_episodes``)."""
+    ``info`` a :class:`TransferInfo` (``info.episodes_used <= n_episodes``). ``pool_steps`` and
+    ``gamma`` are passed to :func:`fitted_q_iteration` (defaults: the paper's per-step,
+    undiscounted FQI; ``pool_steps=True`` suits real systems whose dynamics do not depend on h)."""
     check_finite_mdp(sim, "sim")
     real_env = _real(real_env, sim)
     n = check_int(n_episodes, "n_episodes", minimum=1)
     g = check_rng(rng)
+    pool = check_bool(pool_steps, "pool_steps")
+    gam = check_float(gamma, "gamma", minimum=0.0, maximum=1.0)
     H, S, A = sim.horizon, sim.n_states, sim.n_actions
     explore = (
         exploration_policies(sim) if exploration is None else check_exploration(exploration, sim)
@@ -404,10 +410,12 @@ def sim2real_transfer(sim, real_env, *, n_episodes, rng=None, exploration=None):
         n_episodes=n,
         n_rows=S,
         wrap=lambda p: p,
+        pool=pool,
+        gamma=gam,
     )
 
 
-def zeta_greedy_transfer(sim, real_env, *, n_episodes, zeta, rng=None):
+def zeta_greedy_transfer(sim, real_env, *, n_episodes, zeta, rng=None, pool_steps=False, gamma=1.0):
     """The zeta-greedy baseline: explore with pi^{sim,*} that plays a uniformly random action with
     probability ``zeta`` at every step, then the same FQI and selection as
     :func:`sim2real_transfer` (same budget split), so only the exploration differs.
@@ -417,6 +425,8 @@ def zeta_greedy_transfer(sim, real_env, *, n_episodes, zeta, rng=None):
     n = check_int(n_episodes, "n_episodes", minimum=1)
     z = check_probability(zeta, "zeta")
     g = check_rng(rng)
+    pool = check_bool(pool_steps, "pool_steps")
+    gam = check_float(gamma, "gamma", minimum=0.0, maximum=1.0)
     H, S, A = sim.horizon, sim.n_states, sim.n_actions
     sim_policy = direct_transfer(sim)
     explore = _Actor((1.0 - z) * sim_policy + z / A, S, A, H, "exploration")
@@ -429,6 +439,8 @@ def zeta_greedy_transfer(sim, real_env, *, n_episodes, zeta, rng=None):
         n_episodes=n,
         n_rows=S,
         wrap=lambda p: p,
+        pool=pool,
+        gamma=gam,
     )
 
 
