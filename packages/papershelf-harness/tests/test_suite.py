@@ -1,0 +1,88 @@
+"""The generated bad-input suite: it passes on a validating function and fails on a sloppy one."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+from papershelf_harness.suite import (
+    Array,
+    Flag,
+    Int,
+    Mismatch,
+    Number,
+    Option,
+    OutOfRange,
+    Rng,
+    bad_input_suite,
+)
+
+
+def _err(exc, name, what):
+    raise exc(f"{name} {what}")
+
+
+def good(x=None, *, level=1.0, k=1, flag=False, mode="a", rng=None):
+    """A function that validates by the rule."""
+    if x is not None:
+        if not isinstance(x, np.ndarray) or x.dtype.kind not in "biuf":
+            _err(TypeError, "x", "must be numeric")
+        if x.ndim != 1:
+            _err(ValueError, "x", "must be 1-d")
+        if x.size == 0:
+            _err(ValueError, "x", "must not be empty")
+        if not np.all(np.isfinite(x)):
+            _err(ValueError, "x", "must be finite")
+        if x.shape[0] != 3:
+            _err(ValueError, "x", "must have length 3")
+    if isinstance(level, bool) or not isinstance(level, int | float):
+        _err(TypeError, "level", "must be a number")
+    if not math.isfinite(level) or level <= 0:
+        _err(ValueError, "level", "must be > 0")
+    if isinstance(k, bool) or not isinstance(k, int):
+        _err(TypeError, "k", "must be an int")
+    if k < 1:
+        _err(ValueError, "k", "must be >= 1")
+    if not isinstance(flag, bool):
+        _err(TypeError, "flag", "must be a bool")
+    if not isinstance(mode, str):
+        _err(TypeError, "mode", "must be a str")
+    if mode not in ("a", "b"):
+        _err(ValueError, "mode", "unknown")
+    if rng is not None:
+        if isinstance(rng, bool) or not isinstance(rng, int):
+            _err(TypeError, "rng", "must be an int seed")
+        if rng < 0:
+            _err(ValueError, "rng", "must be >= 0")
+
+
+CASES = [
+    Number("good.level", "level", lambda v: good(level=v)),
+    OutOfRange("good.level<=0", "level", lambda v: good(level=v), st.floats(-5, 0)),
+    Int("good.k", "k", lambda v: good(k=v), minimum=1),
+    Flag("good.flag", "flag", lambda v: good(flag=v)),
+    Array("good.x", "x", lambda v: good(np.asarray(v) if isinstance(v, list) else v), (3,), (1,)),
+    Mismatch("good.x.len", "x", lambda: good(np.ones(4))),
+    Option("good.mode", "mode", lambda v: good(mode=v), valid=frozenset({"a", "b"})),
+    Rng("good.rng", "rng", lambda v: good(rng=v)),
+]
+globals().update(bad_input_suite(CASES))
+
+
+def test_the_suite_catches_a_sloppy_function():
+    def sloppy(level=1.0):
+        return float(level) * 2  # True -> 2.0, nan -> nan: no error
+
+    tests = bad_input_suite([Number("sloppy.level", "level", lambda v: sloppy(v))])
+    with pytest.raises(AssertionError, match="nothing was raised"):
+        tests["test_number_bool_is_a_type_error"](case=Number("s", "level", sloppy), value=True)
+    with pytest.raises(AssertionError):
+        tests["test_number_non_finite_is_a_value_error"](
+            case=Number("s", "level", sloppy), value=math.nan
+        )
+
+
+def test_unknown_case_objects_are_refused():
+    with pytest.raises(TypeError, match="case objects"):
+        bad_input_suite([("id", "x", print)])
