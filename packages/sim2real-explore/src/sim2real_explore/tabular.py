@@ -163,8 +163,9 @@ def perturb(mdp, eps_tv, *, rng=None):
     """A copy of ``mdp`` whose every transition row is within ``eps_tv`` of the original in TV.
 
     Each row p = P[..., s, a, :] is moved towards a random distribution u ~ Dirichlet(1):
-    ``p + t (u - p)`` with ``t = min(1, eps_tv / TV(p, u))``, so its TV distance to p is exactly
-    ``min(eps_tv, TV(p, u))`` -- ``eps_tv`` unless the whole row is replaced. Rewards, the
+    ``p + t (u - p)`` with ``t = min(1, eps_tv / TV(p, u))`` (times 1 - 1e-9, so that rounding
+    never takes a row past the radius), so its TV distance to p is ``min(eps_tv, TV(p, u))`` --
+    ``eps_tv`` unless the whole row is replaced -- and never more than ``eps_tv``. Rewards, the
     initial distribution and the horizon (or discount) are kept; ``eps_tv = 0`` returns an equal
     MDP. ``eps_tv >= 1`` allows any rows."""
     check_mdp(mdp)
@@ -173,9 +174,14 @@ def perturb(mdp, eps_tv, *, rng=None):
     P = np.array(mdp.P)
     u = g.dirichlet(np.ones(mdp.n_states), size=P.shape[:-1])
     tv = 0.5 * np.abs(u - P).sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.where(tv > 0, np.minimum(1.0, eps / np.where(tv > 0, tv, 1.0)), 0.0)
+    # t slightly under eps / TV(p, u), so that the computed TV never exceeds eps by rounding
+    t = np.where(tv > 0, np.minimum(1.0, eps * (1 - 1e-9) / np.where(tv > 0, tv, 1.0)), 0.0)
     Q = P + t * (u - P)  # a convex combination: non-negative, rows sum to 1; t = 0 keeps P
+    while True:  # rounding guard (never needed in practice): pull offending rows back to P
+        over = 0.5 * np.abs(Q - P).sum(axis=-1) > eps
+        if not over.any():
+            break
+        Q[over] = P[over] + 0.5 * (Q[over] - P[over])
     return TabularMDP(
         Q,
         mdp.R,
