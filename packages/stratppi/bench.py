@@ -10,12 +10,10 @@ our PPI++ baseline vs ppi_py; ppi_py's numba compile excluded by a warm-up, and 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import stratppi as sp
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
 try:
     import ppi_py
@@ -85,15 +83,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        "stratppi",
-        run,
-        argv,
-        title="time per call, ms",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="time per call, ms")
 
 
 if __name__ == "__main__":

@@ -14,15 +14,11 @@ Prints a table (claim | paper | measured | holds) and writes JSON for tools/coll
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import stratppi as sp
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "stratppi"
-PAPER = "Stratified Prediction-Powered Inference for Effective Hybrid Evaluation of Language Models (NeurIPS 2024)"
 W = np.array([0.4, 0.3, 0.2, 0.1])
 P = (0.9, 0.7, 0.5, 0.3)
 ALPHA = 0.1
@@ -162,18 +158,7 @@ def _trials(parser):
     parser.add_argument("--trials", type=int, default=None, help="override the number of trials")
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        full_help="2000 trials instead of 400",
-        quick=True,
-        extra_args=_trials,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, full_help="2000 trials instead of 400", extra_args=_trials)
 
 
 if __name__ == "__main__":
