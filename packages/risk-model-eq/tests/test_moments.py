@@ -113,3 +113,14 @@ def test_gamma_zero_is_one_step():
     M = rme.moment_evaluation(mdp, pi, 3)
     for i in range(4):
         np.testing.assert_allclose(M[i], np.einsum("sa,sat,sat->s", pi, mdp.P, mdp.R**i))
+
+
+@pytest.mark.slow
+def test_four_rooms_moments_monte_carlo():
+    env = rme.four_rooms()
+    pi = rme.random_policies(1, 104, 4, kind="stochastic", rng=3)[0]
+    M = rme.moment_evaluation(env, pi, 2)
+    for s in (env.risky_state, env.state_at(1, 8), env.state_at(10, 2)):
+        G = rme.mc_returns(env, pi, 4000, start=s, length=2000, rng=s)
+        for i in (1, 2):
+            assert abs(np.mean(G**i) - M[i, s]) < 4 * np.std(G**i) / np.sqrt(G.size)

@@ -4,7 +4,7 @@ Farahmand; NeurIPS 2023).
 Exact raw return moments of tabular policies (``moment_evaluation``, ``moment_bellman``), the
 proper m-moment equivalence loss (``moment_loss``; m = 1 is proper value equivalence), model
 fitting by that loss (``fit_model``), and mean-variance planning and evaluation
-(``mean_variance_vi``, ``mean_variance``). numpy + scipy; tabular MDPs from papershelf-mdp.
+(``mean_variance_vi``, ``mean_variance``). numpy only; tabular MDPs from papershelf-mdp.
 """
 
 from importlib.metadata import version as _version

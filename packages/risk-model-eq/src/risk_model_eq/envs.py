@@ -123,7 +123,7 @@ def gridworld(
     layout = tuple(layout)
     if not layout or any(set(row) - set("#.GR") for row in layout):
         raise ValueError("layout rows may hold only '#', '.', 'G' and 'R', and not be empty")
-    p = check_probability(p_intended, "p_intended")
+    p = check_probability(p_intended, "p_intended", allow_zero=False)
     rr = check_float(risky_reward, "risky_reward")
     gr = check_float(goal_reward, "goal_reward")
     absorbing = check_bool(goal_absorbing, "goal_absorbing")
