@@ -96,22 +96,31 @@ class TabularEnv:
         self._rng = np.random.default_rng()
         self._state: int | None = None
         self._h = 0
+        # cumulative rows once, so a step is one draw and one search
+        self._cum_P = np.cumsum(mdp.P, axis=-1)
+        self._cum_init = np.cumsum(mdp.init)
 
     def reset(self, *, seed=None, options=None):
         if seed is not None:
             self._rng = check_rng(seed, "seed")
         self._h = 0
-        self._state = int(_draw(np.cumsum(self.mdp.init)[None], self._rng.random(1))[0])
+        self._state = self._sample(self._cum_init)
         return self._state, {"h": 0}
+
+    def _sample(self, cum: np.ndarray) -> int:
+        return int(min(np.searchsorted(cum, self._rng.random(), side="right"), cum.shape[0] - 1))
 
     def step(self, action):
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        a = check_int(action, "action", minimum=0, maximum=self.n_actions - 1)
+        if type(action) is int and 0 <= action < self.n_actions:
+            a = action
+        else:
+            a = check_int(action, "action", minimum=0, maximum=self.n_actions - 1)
         h, s = self._h, self._state
-        P = self.mdp.P[h] if self.mdp.P.ndim == 4 else self.mdp.P
-        s2 = int(_draw(np.cumsum(P[s, a])[None], self._rng.random(1))[0])
-        r = float(_rewards(self.mdp, h, np.array([s]), np.array([a]), np.array([s2]))[0])
+        cum = self._cum_P[h, s, a] if self._cum_P.ndim == 4 else self._cum_P[s, a]
+        s2 = self._sample(cum)
+        r = self.mdp.transition_reward(h, s, a, s2)
         self._h += 1
         self._state = s2
         terminated = self.mdp.horizon is not None and self._h >= self.mdp.horizon
