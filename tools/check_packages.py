@@ -325,7 +325,9 @@ def _release_checks(pkg: Package, infrastructure: bool) -> list[str]:
     tests = pkg.path / "tests"
     scripts_test = tests / "test_scripts.py"
     has_scripts = any((pkg.path / f).exists() for f in ("reproduce.py", "bench.py"))
-    if has_scripts and (not scripts_test.exists() or "check_scripts" not in scripts_test.read_text()):
+    if has_scripts and (
+        not scripts_test.exists() or "check_scripts" not in scripts_test.read_text()
+    ):
         errs.append("tests/test_scripts.py does not call papershelf_harness.testing.check_scripts")
     if not (tests / "test_bad_input.py").exists():
         errs.append("tests/test_bad_input.py (the hypothesis bad-input test) missing")

@@ -21,7 +21,7 @@ def claims(args):
     )
 
 
-main = reproduce_cli(claims, doc=__doc__, quick=True)  # package and paper: from pyproject.toml
+main = reproduce_cli(claims)  # package, paper and --help from this file and pyproject.toml
 
 if __name__ == "__main__":
     raise SystemExit(main())
