@@ -1,6 +1,6 @@
 """Reproduce the headline claims of Distributional Successor Features Enable Zero-Shot Policy Optimization (NeurIPS 2024) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

@@ -24,7 +24,9 @@ def check_dataset(dataset, name: str = "dataset") -> dict:
     """A D4RL-layout dict: observations (N,) or (N, obs_dim), actions (N,) or (N, act_dim),
     next_observations like observations, terminals (N,) of 0/1 or bools; rewards are ignored."""
     if not isinstance(dataset, Mapping):
-        raise TypeError(f"{name} must be a dict of arrays (D4RL layout), got {type(dataset).__name__}")
+        raise TypeError(
+            f"{name} must be a dict of arrays (D4RL layout), got {type(dataset).__name__}"
+        )
     for k in KEYS:
         if k not in dataset:
             raise ValueError(f"{name} must have the key {k!r}; it has {sorted(dataset)}")

@@ -31,7 +31,9 @@ def infer_reward_weights(features, observations, rewards, *, ridge=0.0) -> np.nd
     obs = as_observations(observations)
     r = check_array(rewards, "rewards", ndim=1)
     if len(r) != len(obs):
-        raise ValueError(f"rewards has {len(r)} rows but observations has {len(obs)}; they must match")
+        raise ValueError(
+            f"rewards has {len(r)} rows but observations has {len(obs)}; they must match"
+        )
     ridge = check_float(ridge, "ridge", minimum=0.0)
     Phi = np.asarray(features(obs), dtype=float)
     if ridge == 0.0:

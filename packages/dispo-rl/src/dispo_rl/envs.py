@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from papershelf_mdp import TabularMDP
+from papershelf_mdp import TabularMDP, check_stochastic
 
 from ._checks import check_array, check_float, check_int, check_probability, check_rng
 
@@ -86,7 +86,7 @@ def random_walk_dataset(P, n_segments, length, *, starts=None, rng=None) -> dict
     ``starts`` (default: all states) and takes ``length`` steps. Observations and actions are ints
     (N,); ``terminals`` are all False (segments are truncated, not terminated); ``rewards`` zeros.
     """
-    P = check_array(P, "P", ndim=3)
+    P = check_stochastic(check_array(P, "P", ndim=3), "P")
     n_segments = check_int(n_segments, "n_segments", minimum=1)
     length = check_int(length, "length", minimum=1)
     g = check_rng(rng)
