@@ -99,3 +99,22 @@ def test_mc_returns_truncated_sum():
     np.testing.assert_allclose(G, (1 - 0.9**7) / 0.1)
     G = rme.mc_returns(mdp, np.ones((1, 1)), 2, rng=0)  # default length: gamma^L < 1e-12
     np.testing.assert_allclose(G, 10.0, rtol=1e-11)
+
+
+def test_tabular_env_episode_returns():
+    """The re-exported gymnasium-API env runs the same dynamics as the exact moments."""
+    mdp = rme.risky_choice()
+    env = rme.TabularEnv(mdp, max_steps=3)
+    returns = []
+    for seed in range(400):
+        obs, info = env.reset(seed=seed)
+        assert obs == 0
+        G, disc, done = 0.0, 1.0, False
+        while not done:
+            obs, r, terminated, truncated, info = env.step(1)
+            G += disc * r
+            disc *= mdp.gamma
+            done = terminated or truncated
+        returns.append(G)
+    assert set(returns) == {-1.0, 1.0}
+    assert abs(np.mean(returns)) < 4 / np.sqrt(400)

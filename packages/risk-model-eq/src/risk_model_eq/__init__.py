@@ -9,7 +9,7 @@ fitting by that loss (``fit_model``), and mean-variance planning and evaluation
 
 from importlib.metadata import version as _version
 
-from papershelf_mdp import optimal_policy, policy_value
+from papershelf_mdp import TabularEnv, optimal_policy, policy_value
 
 from .envs import (
     ACTIONS,
@@ -32,6 +32,7 @@ __all__ = [
     "POLICY_KINDS",
     "FittedModel",
     "GridMDP",
+    "TabularEnv",
     "TabularMDP",
     "__version__",
     "fit_model",
