@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dispo_rl as dr
 import numpy as np
-from papershelf_mdp import optimal_value, policy_value
 
 from papershelf_harness import Claim, reproduce_cli
+from papershelf_mdp import optimal_value, policy_value
 
 GAMMA = 0.9
 
@@ -98,7 +98,7 @@ def stitching(args):
     grid = dr.cliff_grid()
     data = dr.random_walk_dataset(grid.P, 300, 10, starts=grid.free, rng=0)
     phi = dr.OneHotFeatures(grid.n_states)
-    K, steps, n_tasks = (32, 40, 2) if args.quick else (256, 80, 8)
+    K, steps, n_tasks = (32, 40, 1) if args.quick else (256, 80, 8)
     m = dr.DiSPO(phi, gamma=GAMMA, n_particles=K, rng=0).fit(data, steps=steps)
     b = dr.BehaviorSF(phi, gamma=GAMMA).fit(data, steps=steps)
     S = np.arange(grid.n_states)
@@ -142,7 +142,7 @@ def stochastic(args):
     grid = dr.cliff_grid(slip=0.3)
     data = dr.random_walk_dataset(grid.P, 300, 10, starts=grid.free, rng=0)
     phi = dr.OneHotFeatures(grid.n_states)
-    K, steps, n_tasks = (32, 40, 2) if args.quick else (256, 80, 8)
+    K, steps, n_tasks = (32, 40, 1) if args.quick else (256, 80, 8)
     m = dr.DiSPO(phi, gamma=GAMMA, n_particles=K, rng=0).fit(data, steps=steps)
     S = np.arange(grid.n_states)
     gaps, ratios = [], []

@@ -1,10 +1,10 @@
 """Bad input gets a TypeError (wrong type) or ValueError (wrong value) naming the argument."""
 
+import dispo_rl as dr
 import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-import dispo_rl as dr
 from papershelf_harness.suite import (
     Array,
     Int,

@@ -1,8 +1,8 @@
+import dispo_rl as dr
 import numpy as np
 import pytest
-from papershelf_mdp import TabularMDP, optimal_value, policy_value
 
-import dispo_rl as dr
+from papershelf_mdp import TabularMDP, optimal_value, policy_value
 
 GAMMA = 0.9
 

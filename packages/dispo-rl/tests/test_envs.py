@@ -1,6 +1,5 @@
-import numpy as np
-
 import dispo_rl as dr
+import numpy as np
 
 
 def test_cliff_grid_dynamics():

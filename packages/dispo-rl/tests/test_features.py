@@ -1,7 +1,6 @@
+import dispo_rl as dr
 import numpy as np
 import pytest
-
-import dispo_rl as dr
 
 
 def test_one_hot_is_the_identity_rows():

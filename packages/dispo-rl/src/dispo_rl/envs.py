@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from papershelf_mdp import TabularMDP, check_stochastic
 
 from ._checks import check_array, check_float, check_int, check_probability, check_rng
