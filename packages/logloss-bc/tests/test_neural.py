@@ -170,3 +170,27 @@ def test_lazy_names_are_the_neural_ones():
 
     for name in lb.TORCH_NAMES:
         assert getattr(lb, name) is getattr(neural, name)
+
+
+def test_dagger_on_a_tabular_env_with_int_observations():
+    # TabularEnv observations are ints: they reach the network as (B, 1) floats
+    mdp, expert = lb.random_imitation_mdp(3, 2, horizon=4, rng=0)
+    table = expert.argmax(1)
+    torch.manual_seed(0)
+    pi = lb.CategoricalMLP(1, 2, hidden_sizes=(16,))
+    lb.dagger(
+        lb.TabularEnv(mdp),
+        lambda s: table[np.asarray(s)],
+        pi,
+        rounds=3,
+        n_per_round=4,
+        horizon=4,
+        epochs=150,
+        lr=2e-2,
+        rng=0,
+    )
+    assert pi.training  # the module's mode is restored (it was in training mode)
+    states = np.arange(3, dtype=np.float64)[:, None]
+    learned = pi.act(states, deterministic=True)
+    visited = np.unique(lb.sample_trajectories(mdp, expert, 50, rng=1).observations)
+    np.testing.assert_array_equal(learned[visited], table[visited])

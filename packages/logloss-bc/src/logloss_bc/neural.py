@@ -164,7 +164,9 @@ class CategoricalMLP(_Policy):
                 a = logits.argmax(-1)
             else:
                 p = torch.softmax(logits, -1).reshape(-1, self.n_actions)
-                a = torch.multinomial(p, 1, generator=gen).reshape(logits.shape[:-1])
+                dev = gen.device if gen is not None else p.device  # draw where the generator is
+                a = torch.multinomial(p.to(dev), 1, generator=gen).to(p.device)
+                a = a.reshape(logits.shape[:-1])
         return self._out(a, was_tensor)
 
 
@@ -268,7 +270,8 @@ class GaussianMLP(_Policy):
             if deterministic:
                 a = mean
             else:
-                noise = torch.randn(mean.shape, generator=gen, dtype=mean.dtype)
+                dev = gen.device if gen is not None else mean.device
+                noise = torch.randn(mean.shape, generator=gen, dtype=mean.dtype, device=dev)
                 a = mean + torch.exp(log_std) * noise.to(mean.device)
         return self._out(a, was_tensor)
 
@@ -327,6 +330,7 @@ def _train(policy, loss_fn, fast_fn, obs, act, epochs, lr, batch_size, generator
         act = policy._actions(obs, act)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
     N = obs.shape[0]
+    was_training = policy.training
     policy.train()
     for _ in range(E):
         perm = torch.randperm(N, generator=gen).to(obs.device)
@@ -336,7 +340,7 @@ def _train(policy, loss_fn, fast_fn, obs, act, epochs, lr, batch_size, generator
             opt.zero_grad()
             loss.backward()
             opt.step()
-    policy.eval()
+    policy.train(was_training)
     return policy
 
 
@@ -411,7 +415,9 @@ def dagger(
     aggregates; after each round ``policy`` is trained further on all the data gathered so far
     (``epochs`` passes of :func:`logloss_bc` (``loss="log"``) or :func:`mse_bc` (``"mse"``)).
     ``expert`` and the env follow the conventions of :func:`rollout`: a batch callable and the
-    gymnasium API. ``rng`` seeds the episodes, ``generator`` the shuffling and sampling."""
+    gymnasium API; scalar (e.g. int) observations reach ``policy`` as (B, 1) floats, the expert
+    sees them as they are. ``rng`` seeds the episodes, ``generator`` the shuffling and
+    sampling."""
     _check_env(env)
     check_callable(expert, "expert")
     _check_policy(policy, "act")
@@ -427,8 +433,12 @@ def dagger(
     check_int(batch_size, "batch_size", minimum=1)
     learn = logloss_bc if loss == "log" else mse_bc
 
+    def features(o):  # int (scalar) observations reach the network as (B, 1) floats
+        o = np.asarray(o)
+        return o[:, None].astype(np.float64) if o.ndim == 1 else o
+
     def act(o):
-        return policy.act(o, deterministic=deterministic, generator=gen)
+        return policy.act(features(o), deterministic=deterministic, generator=gen)
 
     obs_all, act_all = [], []
     for r in range(R):
@@ -436,7 +446,7 @@ def dagger(
         obs, acts = ro.flat()
         if r > 0:
             acts = np.asarray(expert(obs))
-        obs_all.append(obs)
+        obs_all.append(features(obs))
         act_all.append(acts)
         learn(
             policy,
