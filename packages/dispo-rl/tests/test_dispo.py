@@ -147,3 +147,15 @@ def test_unfitted_and_unimplemented_models_are_refused():
         dr.DiSPO(phi).sample_outcomes([0], 1)
     with pytest.raises(ValueError, match="model"):
         dr.DiSPO(phi, model="diffusion")
+
+
+def test_guided_particles_are_recomputed_for_each_new_w(grid):
+    data = dr.random_walk_dataset(grid.P, 100, 10, starts=grid.free, rng=2)
+    phi = dr.OneHotFeatures(grid.n_states)
+    m = dr.DiSPO(phi, gamma=0.8, n_particles=64, rng=0).fit(data, steps=40)
+    S = np.arange(grid.n_states)
+    wa = m.infer_reward_weights(S, grid.reward(6))
+    wb = m.infer_reward_weights(S, grid.reward(42))
+    va, vb = m.predicted_values([6], wa)[0], m.predicted_values([6], wb)[0]
+    assert va > 4.0 > vb  # at the goal cell 6 staying pays 1/(1-0.8) = 5 only for reward a
+    np.testing.assert_allclose(m.predicted_values([6], wa)[0], va)  # cached, same answer
