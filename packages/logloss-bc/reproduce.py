@@ -15,10 +15,9 @@ from __future__ import annotations
 import logloss_bc as lb
 import numpy as np
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 from papershelf_mdp import TabularMDP, sample_trajectories
 
-PACKAGE = "logloss-bc"
 PAPER = (
     "Is Behavior Cloning All You Need? Understanding Horizon in Imitation Learning (NeurIPS 2024)"
 )
@@ -387,17 +386,11 @@ def claims(args):
             )
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="1000 seeds for the tabular checks, 500 for the rates, 3 CartPole replicates, "
-        "8 Pendulum seeds and the state-dependent-std log-loss variant",
-    )
+main = reproduce_cli(
+    claims,
+    full_help="1000 seeds for the tabular checks, 500 for the rates, 3 CartPole replicates, "
+    "8 Pendulum seeds and the state-dependent-std log-loss variant",
+)
 
 
 if __name__ == "__main__":
