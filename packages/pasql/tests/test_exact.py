@@ -77,6 +77,7 @@ def test_phase_example_closed_forms():
     np.testing.assert_allclose(pq.limit_q(pom, ag, mu[0]), [[5, 5]], atol=1e-10)
     zeta1 = pq.cyclic_limit(pom, ag, mu[:1])
     np.testing.assert_allclose(zeta1, np.full((1, 2, 1, 2), 0.25), atol=1e-12)
+    np.testing.assert_array_equal(pq.cyclic_limit(pom, ag, mu[0]), zeta1[0])  # (Z, A) -> (S, Z, A)
     zeta2 = pq.cyclic_limit(pom, ag, mu)
     np.testing.assert_allclose(zeta2[0, 0], [[0.5, 0.5]], atol=1e-12)  # phase 0: s = 0
     np.testing.assert_allclose(zeta2[1, 1], [[0.5, 0.5]], atol=1e-12)  # phase 1: s = 1

@@ -152,16 +152,32 @@ def best_periodic_bruteforce(pomdp, agent_state, period, *, max_policies=2**22) 
 
 
 def _lazy_limit(Pi: np.ndarray) -> np.ndarray:
-    """lim_k ((I + Pi)/2)^k: the Cesaro-limit projector of the stochastic matrix Pi."""
+    """lim_k ((I + Pi)/2)^k: the Cesaro-limit projector of the stochastic matrix Pi (the lazy
+    chain has the same invariant laws and is aperiodic), by repeated squaring (2^64 steps at
+    most)."""
     n = Pi.shape[0]
     Q = 0.5 * (np.eye(n) + Pi)
-    for _ in range(200):
+    for _ in range(64):
         Q2 = Q @ Q
         Q2 /= Q2.sum(axis=1, keepdims=True)
-        if np.max(np.abs(Q2 - Q)) < 1e-15:
+        if np.max(np.abs(Q2 - Q)) < 1e-14:
             return Q2
         Q = Q2
     return Q
+
+
+def _reachable(nu: np.ndarray, Ms: list[np.ndarray]) -> np.ndarray:
+    """Indices of the (s, z, a) reachable from the support of nu under the phase kernels."""
+    adj = np.zeros(Ms[0].shape, dtype=bool)
+    for M in Ms:
+        adj |= M > 0
+    seen = nu > 0
+    frontier = seen.copy()
+    while frontier.any():
+        new = adj[frontier].any(axis=0) & ~seen
+        seen |= new
+        frontier = new
+    return np.flatnonzero(seen)
 
 
 def _chain(m: _Model, mu: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
@@ -180,27 +196,31 @@ def _chain(m: _Model, mu: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
 def _cyclic(m: _Model, mu: np.ndarray) -> np.ndarray:
     L = mu.shape[0]
     Ms, nu = _chain(m, mu)
-    Pi = Ms[0]
-    for M in Ms[1:]:
+    keep = _reachable(nu, Ms)  # the limit lives on the reachable part (frame stacks: small)
+    Ms_r = [M[np.ix_(keep, keep)] for M in Ms]
+    Pi = Ms_r[0]
+    for M in Ms_r[1:]:
         Pi = Pi @ M
-    zeta = nu @ _lazy_limit(Pi)
-    out = np.empty((L, m.S, m.Z, m.A))
+    zeta_r = nu[keep] @ _lazy_limit(Pi)
+    out = np.zeros((L, m.S * m.Z * m.A))
     for l in range(L):
-        zeta = np.clip(zeta, 0.0, None)
-        zeta /= zeta.sum()
-        out[l] = zeta.reshape(m.S, m.Z, m.A)
-        zeta = zeta @ Ms[l]
-    return out
+        zeta_r = np.clip(zeta_r, 0.0, None)
+        zeta_r /= zeta_r.sum()
+        out[l, keep] = zeta_r
+        zeta_r = zeta_r @ Ms_r[l]
+    return out.reshape(L, m.S, m.Z, m.A)
 
 
 def cyclic_limit(pomdp, agent_state, behavior) -> np.ndarray:
     """The cyclic limit zeta (L, S, Z, A) of X_t = (s_t, z_t, a_t) under a periodic behaviour
     policy ``behavior`` (L, Z, A): ``zeta[l]`` is the limiting law of X_{kL+l} as k grows,
     the Cesaro mean (1/K) sum_{k<K} law(X_{kL+l}) when that sequence oscillates (a periodic
-    chain). Each ``zeta[l]`` sums to 1 and zeta[l+1] = zeta[l] M_l."""
+    chain). Each ``zeta[l]`` sums to 1 and zeta[l+1] = zeta[l] M_l. A stationary (Z, A) behaviour
+    gives the (S, Z, A) law (the Cesaro mean over time)."""
     m = _Model(pomdp, agent_state)
-    mu, _ = m.policy(behavior, "behavior")
-    return _cyclic(m, mu)
+    mu, stationary = m.policy(behavior, "behavior")
+    zeta = _cyclic(m, mu)
+    return zeta[0] if stationary else zeta
 
 
 def _solve_periodic(
