@@ -40,23 +40,37 @@ class _Model:
         Z = check_agent_state(agent_state)
         S, A, Y = pomdp.n_states, pomdp.n_actions, pomdp.n_obs
         init_tab, upd = tabulate(agent_state, Y, A)
-        O = pomdp.O
-        # G[z, a, s', z'] = sum_y' O(y'|s') 1{update(z, y', a) = z'}
-        G = np.zeros((Z, A, S, Z))
-        zz, aa = np.meshgrid(np.arange(Z), np.arange(A), indexing="ij")
-        for y in range(Y):
-            G[zz[..., None], aa[..., None], np.arange(S), upd[:, y, :][..., None]] += O[:, y]
         # H0[s, z] = sum_y O(y|s) 1{init(y) = z}
         H0 = np.zeros((S, Z))
         for y in range(Y):
-            H0[np.arange(S), init_tab[y]] += O[:, y]
+            H0[np.arange(S), init_tab[y]] += pomdp.O[:, y]
         self.pomdp, self.S, self.A, self.Y, self.Z = pomdp, S, A, Y, Z
-        self.G, self.H0 = G, H0
+        self.H0 = H0
         self.init_tab, self.upd = init_tab, upd
         self.r = pomdp.expected_reward()
         self.nu0 = pomdp.init[:, None] * H0  # law of (s_0, z_0)
-        # T[a, s, z, s', z'] = P(s'|s,a) G[z, a, s', z']
-        self.T = np.einsum("sat,zatw->asztw", pomdp.P, G)
+        self._G = self._T = None
+
+    @property
+    def G(self) -> np.ndarray:
+        """G[z, a, s', z'] = sum_y' O(y'|s') 1{update(z, y', a) = z'} (built on first use)."""
+        if self._G is None:
+            S, A, Y, Z = self.S, self.A, self.Y, self.Z
+            G = np.zeros((Z, A, S, Z))
+            zz, aa = np.meshgrid(np.arange(Z), np.arange(A), indexing="ij")
+            for y in range(Y):
+                G[zz[..., None], aa[..., None], np.arange(S), self.upd[:, y, :][..., None]] += (
+                    self.pomdp.O[:, y]
+                )
+            self._G = G
+        return self._G
+
+    @property
+    def T(self) -> np.ndarray:
+        """T[a, s, z, s', z'] = P(s'|s,a) G[z, a, s', z'] (built on first use)."""
+        if self._T is None:
+            self._T = np.einsum("sat,zatw->asztw", self.pomdp.P, self.G)
+        return self._T
 
     def policy(self, policy, name="policy"):
         return check_periodic_policy(policy, name, n_agent_states=self.Z, n_actions=self.A)

@@ -361,6 +361,112 @@ def sample_trajectories(pomdp, agent_state, behavior, n_steps, *, n_runs=1, rng=
     return Trajectories(S_, Y_, Z_, A_, R_)
 
 
+#: Largest joint (s, z, a) space that pasql_many simulates as one chain (else factor by factor).
+JOINT_MAX_STATES = 512
+
+
+def _alias_draw(prob, alias, K, rows, j, u):
+    """Alias draws: rows (R,) table rows, j (R,) columns floor(u1 K), u (R,) second uniforms."""
+    c = rows * K
+    c += j
+    return np.where(u < prob[c], j, alias[c])
+
+
+class _JointChain:
+    """Simulate X_t = (s_t, z_t, a_t) directly: one alias draw per step (small problems)."""
+
+    def __init__(self, m, mu, which, firsts, rand):
+        S, Z, A = m.S, m.Z, m.A
+        L = mu.shape[1]
+        n3 = S * Z * A
+        self.n3, self.L, self.rand = n3, L, rand
+        # (s,z,a) at phase l -> (s',z',a') with a' ~ mu^{l+1}
+        PG = np.einsum("sat,zatw->szatw", m.pomdp.P, m.G).reshape(n3, S * Z)
+        tabs = []
+        for k in firsts:
+            Ms = []
+            for l in range(L):
+                mu_next = np.tile(mu[k, (l + 1) % L], (S, 1))  # row (s', z') -> mu(.|z')
+                Ms.append((PG[:, :, None] * mu_next[None]).reshape(n3, n3))
+            tabs.append(_alias(np.concatenate(Ms)))
+        self.prob = np.concatenate([t[0] for t in tabs]).ravel()
+        self.alias = np.concatenate([t[1] for t in tabs]).ravel()
+        # table row of (run k, phase l, x): which[k] * L * n3 + l * n3 + x
+        self.base = np.stack([which * (L * n3) + l * n3 for l in range(L)])  # (L, R)
+        self.s_of = np.repeat(np.arange(S), Z * A)
+        self.z_of = np.tile(np.repeat(np.arange(Z), A), S)
+        self.a_of = np.tile(np.arange(A), S * Z)
+        self.sas = m.pomdp.reward_kind == "sas"
+        self.rew = m.pomdp.R[self.s_of, self.a_of]  # (n3,) or (n3, S)
+        R = len(which)
+        nu = (m.nu0[:, :, None] * mu[:, 0][:, None]).reshape(R, n3)
+        self.x = (_cdf(nu) <= rand.random((R, 1))).sum(1)
+
+    def block(self, t0, B):
+        R, n3 = self.x.shape[0], self.n3
+        u = self.rand.random((2, B, R))
+        j = np.minimum((u[0] * n3).astype(np.int64), n3 - 1)
+        rows = self.base[(t0 + np.arange(B)) % self.L]  # (B, R)
+        xs = np.empty((B + 1, R), dtype=np.int64)
+        x = xs[0] = self.x
+        for k in range(B):
+            x = _alias_draw(self.prob, self.alias, n3, rows[k] + x, j[k], u[1, k])
+            xs[k + 1] = x
+        self.x = x
+        xs = xs.T
+        prev = xs[:, :-1]
+        rb = self.rew[prev, self.s_of[xs[:, 1:]]] if self.sas else self.rew[prev]
+        return self.z_of[xs], self.a_of[prev], rb
+
+
+class _Factored:
+    """Simulate action, next state, observation and agent state one after the other (alias draws
+    per factor): memory linear in the tables, for large agent states."""
+
+    def __init__(self, m, mu, which, firsts, rand):
+        pom = m.pomdp
+        S, Z, A, Y = m.S, m.Z, m.A, m.Y
+        L = mu.shape[1]
+        self.S, self.Z, self.A, self.Y, self.L, self.rand = S, Z, A, Y, L, rand
+        self.Pp, self.Pa = (t.ravel() for t in _alias(pom.P.reshape(S * A, S)))
+        self.Op, self.Oa = (t.ravel() for t in _alias(pom.O))
+        mus = np.concatenate([mu[k].reshape(L * Z, A) for k in firsts])
+        self.Mp, self.Ma = (t.ravel() for t in _alias(mus))
+        self.mbase = np.stack([(which * L + l) * Z for l in range(L)])  # (L, R)
+        self.upd = m.upd.ravel()
+        self.R_ = pom.R
+        self.sas = pom.reward_kind == "sas"
+        R = len(which)
+        u = rand.random((R, 2))
+        self.s = (_cdf(pom.init)[None] <= u[:, :1]).sum(1)
+        y = (_cdf(pom.O)[self.s] <= u[:, 1:]).sum(1)
+        self.z = m.init_tab[y]
+
+    def block(self, t0, B):
+        S, A, Y = self.S, self.A, self.Y
+        R = self.s.shape[0]
+        u = self.rand.random((6, B, R))
+        ja = np.minimum((u[0] * A).astype(np.int64), A - 1)
+        js = np.minimum((u[2] * S).astype(np.int64), S - 1)
+        jy = np.minimum((u[4] * Y).astype(np.int64), Y - 1)
+        mrows = self.mbase[(t0 + np.arange(B)) % self.L]
+        zs = np.empty((B + 1, R), dtype=np.int64)
+        acts = np.empty((B, R), dtype=np.int64)
+        rews = np.empty((B, R))
+        s, z = self.s, self.z
+        zs[0] = z
+        for k in range(B):
+            a = _alias_draw(self.Mp, self.Ma, A, mrows[k] + z, ja[k], u[1, k])
+            s2 = _alias_draw(self.Pp, self.Pa, S, s * A + a, js[k], u[3, k])
+            y = _alias_draw(self.Op, self.Oa, Y, s2, jy[k], u[5, k])
+            rews[k] = self.R_[s, a, s2] if self.sas else self.R_[s, a]
+            z = self.upd[(z * Y + y) * A + a]
+            s = s2
+            zs[k + 1], acts[k] = z, a
+        self.s, self.z = s, z
+        return zs.T, acts.T, rews.T
+
+
 def pasql_many(
     pomdp,
     agent_state,
@@ -388,35 +494,16 @@ def pasql_many(
     rand = check_rng(rng)
     L = mu.shape[1]
     S, Z, A = m.S, m.Z, m.A
-    n3 = S * Z * A
-    # joint kernels per run and phase: (s,z,a) at phase l -> (s',z',a') with a' ~ mu^{l+1}
-    PG = np.einsum("sat,zatw->szatw", pomdp.P, m.G).reshape(n3, S * Z)
-    # alias tables of the rows run*L*n3 + l*n3 + x (one per distinct behaviour)
+    # distinct behaviours get one set of tables each
     distinct: dict[bytes, int] = {}
     which = np.empty(R, dtype=np.int64)
-    tabs = []
     for k in range(R):
-        key = mu[k].tobytes()
-        if key not in distinct:
-            distinct[key] = len(tabs)
-            Ms = []
-            for l in range(L):
-                mu_next = np.tile(mu[k, (l + 1) % L], (S, 1))  # row (s', z') -> mu(.|z')
-                Ms.append((PG[:, :, None] * mu_next[None]).reshape(n3, n3))
-            tabs.append(_alias(np.concatenate(Ms)))
-        which[k] = distinct[key]
-    prob_flat = np.concatenate([t[0] for t in tabs]).ravel()
-    alias_flat = np.concatenate([t[1] for t in tabs]).ravel()
-    # row of (run k, phase l, x) in the flat tables: (which[k] * L * n3 + l * n3 + x) * n3
-    base = [(which * (L * n3) + l * n3) * n3 for l in range(L)]
-    s_of = np.repeat(np.arange(S), Z * A)
-    z_of = np.tile(np.repeat(np.arange(Z), A), S)
-    a_of = np.tile(np.arange(A), S * Z)
-    sas = pomdp.reward_kind == "sas"
-    rew_x = pomdp.R[s_of, a_of]  # (n3,) or (n3, S)
-    # X_0
-    nu = (m.nu0[:, :, None] * mu[:, 0][:, None]).reshape(R, n3)
-    x = (_cdf(nu) <= rand.random((R, 1))).sum(1)
+        which[k] = distinct.setdefault(mu[k].tobytes(), len(distinct))
+    firsts = [int(np.flatnonzero(which == d)[0]) for d in range(len(distinct))]
+    if S * Z * A <= JOINT_MAX_STATES:
+        sim = _JointChain(m, mu, which, firsts, rand)
+    else:
+        sim = _Factored(m, mu, which, firsts, rand)
     size = L * Z * A
     Qf = np.full(R * size, q0)
     Nf = np.zeros(R * size, dtype=np.int64)
@@ -428,20 +515,7 @@ def pasql_many(
     t0 = 0
     while t0 < T:
         B = min(_BLOCK, T - t0)
-        u = rand.random((2, B, R))
-        j = np.minimum((u[0] * n3).astype(np.int64), n3 - 1)
-        ph = (t0 + np.arange(B)) % L
-        cell = np.stack([base[l] for l in range(L)])[ph] + j  # (B, R): row start + column
-        xs = np.empty((B + 1, R), dtype=np.int64)
-        xs[0] = x
-        for k in range(B):
-            c = x * n3
-            c += cell[k]
-            x = np.where(u[1, k] < prob_flat[c], j[k], alias_flat[c])
-            xs[k + 1] = x
-        xs = xs.T
-        zb, ab = z_of[xs], a_of[xs[:, :-1]]
-        rb = rew_x[xs[:, :-1], s_of[xs[:, 1:]]] if sas else rew_x[xs[:, :-1]]
+        zb, ab, rb = sim.block(t0, B)
         need = max(max(n) for n in Nl) + B if not vec else 0
         if need > len(alpha):
             alpha = step_size_table(step_size, max(need, 2 * len(alpha)))
