@@ -229,3 +229,19 @@ def test_bad_arguments():
         st_.update(torch.ones(1, 1, 1, 7), n_kv_heads=1)
     with pytest.raises(RuntimeError, match="before"):
         H2OState(heavy=1, recent=1).gather(torch.ones(1, 1, 2, 2), torch.ones(1, 1, 2, 2))
+
+
+def test_ratio_budgets_are_resolved_per_row_with_left_padding():
+    st_ = H2OState(ratio=(0.25, 0.25))
+    valid = torch.ones(2, 8, dtype=torch.bool)
+    valid[1, :4] = False  # row 1: 4 padding tokens, then 4 tokens
+    attn = random_attention(torch.Generator().manual_seed(0), 2, 1, 8, 8)
+    st_.update(attn, n_kv_heads=1, new_valid=valid)
+    assert st_.row_budgets == [(2, 2), (1, 1)] and (st_.heavy, st_.recent) == (2, 2)
+    assert st_.kept == 4
+    assert st_.positions[1, 0, :2].tolist() == [-1, -1]  # masked fillers
+    assert st_.valid[1, 0].tolist() == [False, False, True, True]
+    assert st_.positions[1, 0, -1].item() == 7 and st_.positions[0, 0, -2:].tolist() == [6, 7]
+    a1 = random_attention(torch.Generator().manual_seed(1), 2, 1, 1, 5)
+    st_.update(a1, n_kv_heads=1)
+    assert st_.valid[1, 0].sum() == 2 and st_.valid[0, 0].sum() == 4
