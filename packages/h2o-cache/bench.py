@@ -25,9 +25,8 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
-PACKAGE = "h2o-cache"
 PAPER_NOTE = (
     "paper (OPT-6.7B/30B, GPU, 20% heavy hitters): up to 29x throughput vs DeepSpeed "
     "Zero-Inference / HF Accelerate, 3x vs FlexGen, 1.9x lower latency at equal batch size"
@@ -184,16 +183,12 @@ def _extra_args(parser) -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        PACKAGE,
-        run,
-        argv,
-        title="H2O cache: attention+column sums and decode ms/token vs baselines",
-        doc=__doc__,
-        extra_args=_extra_args,
-        device=lambda args: args.device,
-    )
+main = bench_cli(
+    run,
+    title="H2O cache: attention+column sums and decode ms/token vs baselines",
+    extra_args=_extra_args,
+    device=lambda args: args.device,
+)
 
 
 if __name__ == "__main__":

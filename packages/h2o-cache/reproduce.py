@@ -25,10 +25,7 @@ import warnings
 import numpy as np
 import torch
 
-from papershelf_harness import Claim, reproduce_main
-
-PACKAGE = "h2o-cache"
-PAPER = "H2O: Heavy-Hitter Oracle for Efficient Generative Inference of Large Language Models (NeurIPS 2023)"
+from papershelf_harness import Claim, reproduce_cli
 
 HEADERS = np.array(
     [1, 2, 3, 4, 5, 6, 7, 8, 14, 15, 16, 17, 18, 19, 20, 21], dtype=np.int64
@@ -340,17 +337,7 @@ def _extra_args(parser) -> None:
     parser.add_argument("--task", choices=["copy", "recall"], default=TASK)
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        full_help="64 held-out sequences (default: 8)",
-        quick=True,
-        extra_args=_extra_args,
-    )
+main = reproduce_cli(claims, full_help="64 held-out sequences (default: 8)", extra_args=_extra_args)
 
 
 if __name__ == "__main__":
