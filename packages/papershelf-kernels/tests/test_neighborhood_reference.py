@@ -5,6 +5,7 @@ import random
 import pytest
 import torch
 
+from papershelf_kernels._dispatch import has_triton, interpreting
 from papershelf_kernels.neighborhood import na_forward, neighbor_indices, normalize_args
 from papershelf_kernels.neighborhood.testing import assert_close, oracle_case
 
@@ -71,3 +72,14 @@ def test_interpreter_refuses_bf16(monkeypatch):
     q = torch.randn(1, 8, 1, 16, dtype=torch.bfloat16)
     with pytest.raises(NotImplementedError, match="bfloat16 under the Triton interpreter"):
         na_forward(q, q, q, 3, backend="triton")
+
+
+@pytest.mark.parametrize("backend", ["reference", "tiled", "triton"])
+def test_need_lse_false_gives_no_lse_for_every_backend(backend):
+    # 0.1: only the tiled backend honoured need_lse=False; reference and triton returned an lse
+    if backend == "triton" and not (has_triton() and interpreting()):
+        pytest.skip("needs triton and TRITON_INTERPRET=1 (set by the nox session)")
+    q = torch.randn(1, 16, 1, 16)
+    out, lse = na_forward(q, q, q, 3, backend=backend, need_lse=False)
+    assert lse is None and out.shape == q.shape
+    assert na_forward(q, q, q, 3, backend=backend).lse.shape == (1, 16, 1)
