@@ -18,9 +18,8 @@ from __future__ import annotations
 import math
 import os
 import random
-from pathlib import Path
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
 PACKAGE = "papershelf-kernels"
 PAPER = (
@@ -153,17 +152,7 @@ def triton_claim(quick: bool) -> tuple[str, bool | None, str]:
     return f"out/LSE {fwd:.1e}, grads {grad:.1e}", fwd <= 1e-4 and grad <= 1e-4, note
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        full_help="more random problems (36 NA, 6 colsum)",
-        quick=True,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, paper=PAPER, full_help="more random problems (36 NA, 6 colsum)")
 
 
 if __name__ == "__main__":

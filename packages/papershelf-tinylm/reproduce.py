@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 import time
-from pathlib import Path
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
 PACKAGE = "papershelf-tinylm"
 PAPER = "papershelf-tinylm test bed (no paper)"
@@ -71,17 +70,9 @@ def claims(args):
     )
 
 
-def main(argv=None):
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        full_help="agreement on 64 held-out sequences instead of 16",
-        quick=True,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(
+    claims, paper=PAPER, full_help="agreement on 64 held-out sequences instead of 16"
+)
 
 
 if __name__ == "__main__":
