@@ -239,7 +239,7 @@ def test_callable_models_with_k_ge_2_and_L_1():
     T, D = _toy(6, 3)
     tgt, drf = sd.MarkovLM(T), sd.MarkovLM(D)
     rng = np.random.default_rng(4)
-    n = 2000
+    n = 1200
     counts = np.zeros((3, 3, 3))
     for _ in range(n):
         toks, st = sd.spectr_generate(tgt, drf, [0], 3, k=4, L=1, rng=rng)
