@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reproduce import tiny_pair
@@ -145,15 +145,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        "specexec",
-        run,
-        argv,
-        title="ms per generated token, batch 1, CPU, torch threads=1",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="ms per generated token, batch 1, CPU, torch threads=1")
 
 
 if __name__ == "__main__":

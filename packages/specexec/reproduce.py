@@ -17,13 +17,10 @@ smoke test; its numbers mean nothing.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "specexec"
 PAPER = (
     "SpecExec: Massively Parallel Speculative Decoding for Interactive LLM Inference on "
     "Consumer Devices (NeurIPS 2024)"
@@ -269,17 +266,7 @@ def print_table(table: dict) -> None:
     print()
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        details=lambda args: TABLE,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, details=lambda args: TABLE)
 
 
 if __name__ == "__main__":

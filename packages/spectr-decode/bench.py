@@ -12,13 +12,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import spectr_decode as sd
 from spectr_decode.core import _beta, _kseq_select, _solve_rho
 
-from papershelf_harness import Table, bench_main, ratio, timeit_ms
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
 COLUMNS = ["config", "ours_ms", "baseline_ms", "ratio", "detail"]
 NOTES = (
@@ -132,15 +130,7 @@ def run(args) -> Table:
     return table
 
 
-def main(argv: list[str] | None = None) -> int:
-    return bench_main(
-        "spectr-decode",
-        run,
-        argv,
-        title="K-SEQ selection cost and decoding speed, ms (best of repeats)",
-        doc=__doc__,
-        default_json=Path(__file__).with_name("bench.json"),
-    )
+main = bench_cli(run, title="K-SEQ selection cost and decoding speed, ms (best of repeats)")
 
 
 if __name__ == "__main__":

@@ -15,14 +15,11 @@ smoke test), whose numbers say nothing about the paper.
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "spectr-decode"
-PAPER = "SpecTr: Fast Speculative Decoding via Optimal Transport (NeurIPS 2023)"
 DRAFT_COST_RATIO = 0.05  # cost model: one draft forward = 5 % of a target forward (Sec. 6 setting)
 
 
@@ -279,17 +276,7 @@ def claims(args) -> list[Claim]:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        details=lambda args: DETAILS,
-        default_json=Path(__file__).with_name("reproduce.json"),
-    )
+main = reproduce_cli(claims, details=lambda args: DETAILS)
 
 
 if __name__ == "__main__":
