@@ -1,14 +1,19 @@
-"""Bad input gets a TypeError (wrong type) or ValueError (wrong value) naming the argument."""
+"""Bad input gets a TypeError (wrong type) or ValueError (wrong value) naming the argument.
 
-from hypothesis import given, settings
-from {{import_name}}._checks import check_array
+One case per public argument, by kind; ``papershelf_harness.suite`` writes the hypothesis tests
+(see its docstring for every kind: Number, OutOfRange, Int, Flag, Array, Mismatch, Option, Rng).
+``call(value)`` feeds ``value`` as the argument ``name`` with every other argument valid. Add a
+plain test for any rule the kinds do not cover.
+"""
 
-from papershelf_harness.strategies import non_numeric
-from papershelf_harness.testing import assert_rejects
+from {{import_name}}._checks import check_array, check_int
 
+from papershelf_harness.suite import Array, Int, bad_input_suite
 
-@settings(max_examples=25, deadline=None)
-@given(value=non_numeric())
-def test_non_numeric_is_a_type_error(value):
-    # replace with the package's public functions, one test per argument kind
-    assert_rejects(TypeError, "x", check_array, value, "x")
+# Replace these two with the package's public functions and classes, one case per argument.
+CASES = [
+    Array("check_array.x", "x", lambda v: check_array(v, "x", ndim=1), shape=(3,), ndims=(1,)),
+    Int("check_int.n", "n", lambda v: check_int(v, "n", minimum=1), minimum=1),
+]
+
+globals().update(bad_input_suite(CASES))
