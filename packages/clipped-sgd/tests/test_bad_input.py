@@ -33,17 +33,7 @@ from clipped_sgd import (
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from papershelf_harness.suite import (
-    Array,
-    Flag,
-    Int,
-    Mismatch,
-    Number,
-    Option,
-    OutOfRange,
-    Rng,
-    bad_input_suite,
-)
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FEW = settings(max_examples=5, deadline=None)
@@ -61,143 +51,149 @@ LOGREG = StreamingLogisticRegression().fit(X, S)
 
 # --- real-number arguments: (id, name, call, none_ok, inf_ok) ---------------------------------
 NUMBERS = [
-    Number(
+    suite.Number(
         "clip_norm.level", "level", lambda v: clip_norm(np.ones(3), v), none_ok=False, inf_ok=True
     ),
-    Number(
+    suite.Number(
         "clip_level.noise_trace",
         "noise_trace",
         lambda v: clip_level(v, 10),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "clip_level.delta",
         "delta",
         lambda v: clip_level(1.0, 10, delta=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number("clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), none_ok=False, inf_ok=False),
-    Number(
+    suite.Number(
+        "clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), none_ok=False, inf_ok=False
+    ),
+    suite.Number(
         "clip_level.grad_norm_init",
         "grad_norm_init",
         lambda v: clip_level(1.0, 10, grad_norm_init=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "strongly_convex_step.t",
         "t",
         lambda v: strongly_convex_step(v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "strongly_convex_step.mu",
         "mu",
         lambda v: strongly_convex_step(1, mu=v, L=1e9),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "strongly_convex_step.L",
         "L",
         lambda v: strongly_convex_step(1, L=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "strongly_convex_step.t0",
         "t0",
         lambda v: strongly_convex_step(1, t0=v),
         none_ok=True,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "project_ball.radius",
         "radius",
         lambda v: project_ball(np.ones(2), v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "ClippedSGD.mu", "mu", lambda v: ClippedSGD(2, mu=v, L=1e9), none_ok=False, inf_ok=False
     ),
-    Number("ClippedSGD.L", "L", lambda v: ClippedSGD(2, L=v), none_ok=False, inf_ok=False),
-    Number("ClippedSGD.t0", "t0", lambda v: ClippedSGD(2, t0=v), none_ok=True, inf_ok=False),
-    Number(
+    suite.Number("ClippedSGD.L", "L", lambda v: ClippedSGD(2, L=v), none_ok=False, inf_ok=False),
+    suite.Number("ClippedSGD.t0", "t0", lambda v: ClippedSGD(2, t0=v), none_ok=True, inf_ok=False),
+    suite.Number(
         "ClippedSGD.lr", "lr", lambda v: ClippedSGD(2, step=0.1, lr=v), none_ok=True, inf_ok=False
     ),
-    Number("ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), none_ok=True, inf_ok=True),
-    Number("PlainSGD.mu", "mu", lambda v: PlainSGD(2, mu=v, L=1e9), none_ok=False, inf_ok=False),
-    Number(
+    suite.Number(
+        "ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), none_ok=True, inf_ok=True
+    ),
+    suite.Number(
+        "PlainSGD.mu", "mu", lambda v: PlainSGD(2, mu=v, L=1e9), none_ok=False, inf_ok=False
+    ),
+    suite.Number(
         "ClippedSGD.projection.radius",
         "projection",
         lambda v: ClippedSGD(2, projection=("ball", v)),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "median_of_means.delta",
         "delta",
         lambda v: median_of_means(XS, delta=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "geometric_median_of_means.delta",
         "delta",
         lambda v: geometric_median_of_means(XS, delta=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "geometric_median.tol",
         "tol",
         lambda v: geometric_median(XS, tol=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "heavy_tailed_noise.tail",
         "tail",
         lambda v: heavy_tailed_noise(3, tail=v),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "StreamingMean.clip",
         "clip",
         lambda v: StreamingMean(clip=v).fit(X),
         none_ok=True,
         inf_ok=True,
     ),
-    Number(
+    suite.Number(
         "StreamingMean.delta",
         "delta",
         lambda v: StreamingMean(delta=v).fit(X),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "StreamingMean.c", "c", lambda v: StreamingMean(c=v).fit(X), none_ok=False, inf_ok=False
     ),
-    Number(
+    suite.Number(
         "StreamingLinearRegression.mu",
         "mu",
         lambda v: StreamingLinearRegression(mu=v, L=1e9).fit(X, Y),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "StreamingLinearRegression.L",
         "L",
         lambda v: StreamingLinearRegression(mu=1e-9, L=v).fit(X, Y),
         none_ok=False,
         inf_ok=False,
     ),
-    Number(
+    suite.Number(
         "StreamingLogisticRegression.c",
         "c",
         lambda v: StreamingLogisticRegression(c=v).fit(X, S),
@@ -213,93 +209,99 @@ def _floats(lo=None, hi=None):
 
 
 OUT_OF_RANGE = [
-    OutOfRange("clip_norm.level", "level", lambda v: clip_norm(np.ones(3), v), _floats(hi=0.0)),
-    OutOfRange(
+    suite.OutOfRange(
+        "clip_norm.level", "level", lambda v: clip_norm(np.ones(3), v), _floats(hi=0.0)
+    ),
+    suite.OutOfRange(
         "clip_level.noise_trace", "noise_trace", lambda v: clip_level(v, 10), _floats(hi=-1e-9)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "clip_level.delta<=0", "delta", lambda v: clip_level(1.0, 10, delta=v), _floats(hi=0.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "clip_level.delta>=1", "delta", lambda v: clip_level(1.0, 10, delta=v), _floats(lo=1.0)
     ),
-    OutOfRange("clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), _floats(hi=0.0)),
-    OutOfRange(
+    suite.OutOfRange("clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), _floats(hi=0.0)),
+    suite.OutOfRange(
         "clip_level.grad_norm_init",
         "grad_norm_init",
         lambda v: clip_level(1.0, 10, grad_norm_init=v),
         _floats(hi=-1e-9),
     ),
-    OutOfRange("strongly_convex_step.t", "t", lambda v: strongly_convex_step(v), _floats(hi=0.999)),
-    OutOfRange(
+    suite.OutOfRange(
+        "strongly_convex_step.t", "t", lambda v: strongly_convex_step(v), _floats(hi=0.999)
+    ),
+    suite.OutOfRange(
         "strongly_convex_step.mu", "mu", lambda v: strongly_convex_step(1, mu=v), _floats(hi=0.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "strongly_convex_step.L<mu",
         "L",
         lambda v: strongly_convex_step(1, mu=2.0, L=v),
         _floats(1e-6, 1.999),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "strongly_convex_step.t0", "t0", lambda v: strongly_convex_step(1, t0=v), _floats(hi=-1.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "project_ball.radius", "radius", lambda v: project_ball(np.ones(2), v), _floats(hi=0.0)
     ),
-    OutOfRange("ClippedSGD.mu", "mu", lambda v: ClippedSGD(2, mu=v), _floats(hi=0.0)),
-    OutOfRange("ClippedSGD.L<mu", "L", lambda v: ClippedSGD(2, mu=2.0, L=v), _floats(1e-6, 1.999)),
-    OutOfRange(
+    suite.OutOfRange("ClippedSGD.mu", "mu", lambda v: ClippedSGD(2, mu=v), _floats(hi=0.0)),
+    suite.OutOfRange(
+        "ClippedSGD.L<mu", "L", lambda v: ClippedSGD(2, mu=2.0, L=v), _floats(1e-6, 1.999)
+    ),
+    suite.OutOfRange(
         "ClippedSGD.lr", "lr", lambda v: ClippedSGD(2, step="constant", lr=v), _floats(hi=0.0)
     ),
-    OutOfRange("ClippedSGD.step", "step", lambda v: ClippedSGD(2, step=v), _floats(hi=0.0)),
-    OutOfRange("ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), _floats(hi=0.0)),
-    OutOfRange(
+    suite.OutOfRange("ClippedSGD.step", "step", lambda v: ClippedSGD(2, step=v), _floats(hi=0.0)),
+    suite.OutOfRange("ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), _floats(hi=0.0)),
+    suite.OutOfRange(
         "ClippedSGD.projection.radius",
         "projection",
         lambda v: ClippedSGD(2, projection=("ball", v)),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "median_of_means.delta", "delta", lambda v: median_of_means(XS, delta=v), _floats(lo=1.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "geometric_median.tol", "tol", lambda v: geometric_median(XS, tol=v), _floats(hi=-1e-9)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "heavy_tailed_noise.tail.student_t",
         "tail",
         lambda v: heavy_tailed_noise(3, kind="student_t", tail=v),
         _floats(hi=2.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "heavy_tailed_noise.tail.pareto",
         "tail",
         lambda v: heavy_tailed_noise(3, kind="pareto", tail=v),
         _floats(hi=2.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "heavy_tailed_noise.tail.lognormal",
         "tail",
         lambda v: heavy_tailed_noise(3, kind="lognormal", tail=v),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "StreamingMean.clip", "clip", lambda v: StreamingMean(clip=v).fit(X), _floats(hi=0.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "StreamingMean.delta>=1", "delta", lambda v: StreamingMean(delta=v).fit(X), _floats(lo=1.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "StreamingMean.delta<=0", "delta", lambda v: StreamingMean(delta=v).fit(X), _floats(hi=0.0)
     ),
-    OutOfRange("StreamingMean.c", "c", lambda v: StreamingMean(c=v).fit(X), _floats(hi=0.0)),
-    OutOfRange(
+    suite.OutOfRange("StreamingMean.c", "c", lambda v: StreamingMean(c=v).fit(X), _floats(hi=0.0)),
+    suite.OutOfRange(
         "StreamingLinearRegression.mu",
         "mu",
         lambda v: StreamingLinearRegression(mu=v).fit(X, Y),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "StreamingLinearRegression.L<mu",
         "L",
         lambda v: StreamingLinearRegression(mu=2.0, L=v).fit(X, Y),
@@ -310,83 +312,85 @@ OUT_OF_RANGE = [
 
 # --- integer arguments: (id, name, call, minimum, none_ok) ------------------------------------
 INTS = [
-    Int("ClippedSGD.dim", "dim", lambda v: ClippedSGD(v), minimum=1, none_ok=False),
-    Int("PlainSGD.dim", "dim", lambda v: PlainSGD(v), minimum=1, none_ok=False),
-    Int(
+    suite.Int("ClippedSGD.dim", "dim", lambda v: ClippedSGD(v), minimum=1, none_ok=False),
+    suite.Int("PlainSGD.dim", "dim", lambda v: PlainSGD(v), minimum=1, none_ok=False),
+    suite.Int(
         "ClippedSGD.current_clip_level.t",
         "t",
         lambda v: ClippedSGD(2).current_clip_level(v),
         minimum=1,
         none_ok=True,
     ),
-    Int("clip_level.horizon", "horizon", lambda v: clip_level(1.0, v), minimum=1, none_ok=False),
-    Int(
+    suite.Int(
+        "clip_level.horizon", "horizon", lambda v: clip_level(1.0, v), minimum=1, none_ok=False
+    ),
+    suite.Int(
         "estimate_noise_trace.n_blocks",
         "n_blocks",
         lambda v: estimate_noise_trace(XS, n_blocks=v),
         minimum=1,
         none_ok=True,
     ),
-    Int(
+    suite.Int(
         "median_of_means.n_blocks",
         "n_blocks",
         lambda v: median_of_means(XS, n_blocks=v),
         minimum=1,
         none_ok=True,
     ),
-    Int(
+    suite.Int(
         "geometric_median_of_means.n_blocks",
         "n_blocks",
         lambda v: geometric_median_of_means(XS, n_blocks=v),
         minimum=1,
         none_ok=True,
     ),
-    Int(
+    suite.Int(
         "geometric_median.max_iter",
         "max_iter",
         lambda v: geometric_median(XS, max_iter=v),
         minimum=1,
         none_ok=False,
     ),
-    Int(
+    suite.Int(
         "geometric_median_of_means.max_iter",
         "max_iter",
         lambda v: geometric_median_of_means(XS, max_iter=v),
         minimum=1,
         none_ok=False,
     ),
-    Int(
+    suite.Int(
         "heavy_tailed_noise.size", "size", lambda v: heavy_tailed_noise(v), minimum=0, none_ok=False
     ),
-    Int(
+    suite.Int(
         "heavy_tailed_noise.size[i]",
         "size",
         lambda v: heavy_tailed_noise((2, v)),
         minimum=0,
         none_ok=False,
     ),
-    Int(
+    suite.Int(
         "StreamingMean.batch_size",
         "batch_size",
         lambda v: StreamingMean(batch_size=v).fit(X),
         minimum=1,
         none_ok=False,
     ),
-    Int(
+    suite.Int(
         "StreamingMean.horizon",
         "horizon",
         lambda v: StreamingMean(horizon=v).partial_fit(X),
         minimum=1,
         none_ok=True,
     ),
-    Int(
+    suite.Int(
         "StreamingLinearRegression.batch_size",
         "batch_size",
         lambda v: StreamingLinearRegression(batch_size=v).fit(X, Y),
         minimum=1,
         none_ok=False,
     ),
-    Int(
+    suite.Int(
         "StreamingLogisticRegression.horizon",
         "horizon",
         lambda v: StreamingLogisticRegression(horizon=v).partial_fit(X, S, classes=[0, 1]),
@@ -404,15 +408,15 @@ def test_more_blocks_than_rows_is_a_value_error():
 
 # --- bool flags -------------------------------------------------------------------------------
 BOOLS = [
-    Flag("ClippedSGD.average", "average", lambda v: ClippedSGD(2, average=v)),
-    Flag("StreamingMean.average", "average", lambda v: StreamingMean(average=v).fit(X)),
-    Flag("StreamingMean.shuffle", "shuffle", lambda v: StreamingMean(shuffle=v).fit(X)),
-    Flag(
+    suite.Flag("ClippedSGD.average", "average", lambda v: ClippedSGD(2, average=v)),
+    suite.Flag("StreamingMean.average", "average", lambda v: StreamingMean(average=v).fit(X)),
+    suite.Flag("StreamingMean.shuffle", "shuffle", lambda v: StreamingMean(shuffle=v).fit(X)),
+    suite.Flag(
         "StreamingLinearRegression.fit_intercept",
         "fit_intercept",
         lambda v: StreamingLinearRegression(fit_intercept=v).fit(X, Y),
     ),
-    Flag(
+    suite.Flag(
         "StreamingLogisticRegression.fit_intercept",
         "fit_intercept",
         lambda v: StreamingLogisticRegression(fit_intercept=v).fit(X, S),
@@ -422,9 +426,11 @@ BOOLS = [
 
 # --- array arguments: (id, name, call, good shape, allowed ndims, none_ok) --------------------
 ARRAYS = [
-    Array("clip_norm.v", "v", lambda v: clip_norm(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False),
-    Array("project_ball.x", "x", lambda v: project_ball(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False),
-    Array(
+    suite.Array("clip_norm.v", "v", lambda v: clip_norm(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False),
+    suite.Array(
+        "project_ball.x", "x", lambda v: project_ball(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
+    ),
+    suite.Array(
         "project_ball.center",
         "center",
         lambda v: project_ball(np.ones(3), 1.0, center=v),
@@ -432,7 +438,7 @@ ARRAYS = [
         (1,),
         none_ok=True,
     ),
-    Array(
+    suite.Array(
         "estimate_noise_trace.G",
         "G",
         lambda v: estimate_noise_trace(v),
@@ -440,14 +446,14 @@ ARRAYS = [
         (2,),
         none_ok=False,
     ),
-    Array("sample_mean.X", "X", lambda v: sample_mean(v), (10, 3), (2, 3, 4), none_ok=False),
-    Array(
+    suite.Array("sample_mean.X", "X", lambda v: sample_mean(v), (10, 3), (2, 3, 4), none_ok=False),
+    suite.Array(
         "median_of_means.X", "X", lambda v: median_of_means(v), (10, 3), (2, 3, 4), none_ok=False
     ),
-    Array(
+    suite.Array(
         "geometric_median.Z", "Z", lambda v: geometric_median(v), (10, 3), (2, 3, 4), none_ok=False
     ),
-    Array(
+    suite.Array(
         "geometric_median_of_means.X",
         "X",
         lambda v: geometric_median_of_means(v),
@@ -455,12 +461,16 @@ ARRAYS = [
         (2, 3, 4),
         none_ok=False,
     ),
-    Array("ClippedSGD.x0", "x0", lambda v: ClippedSGD(2, x0=v), (2,), (1, 2, 3, 4), none_ok=True),
-    Array("ClippedSGD.step.g", "g", lambda v: ClippedSGD(2).step(v), (2,), (1,), none_ok=False),
-    Array(
+    suite.Array(
+        "ClippedSGD.x0", "x0", lambda v: ClippedSGD(2, x0=v), (2,), (1, 2, 3, 4), none_ok=True
+    ),
+    suite.Array(
+        "ClippedSGD.step.g", "g", lambda v: ClippedSGD(2).step(v), (2,), (1,), none_ok=False
+    ),
+    suite.Array(
         "StreamingMean.fit.X", "X", lambda v: StreamingMean().fit(v), (20, 2), (2,), none_ok=False
     ),
-    Array(
+    suite.Array(
         "StreamingMean.partial_fit.X",
         "X",
         lambda v: StreamingMean().partial_fit(v),
@@ -468,7 +478,7 @@ ARRAYS = [
         (2,),
         none_ok=False,
     ),
-    Array(
+    suite.Array(
         "StreamingLinearRegression.fit.X",
         "X",
         lambda v: StreamingLinearRegression().fit(v, Y),
@@ -476,7 +486,7 @@ ARRAYS = [
         (2,),
         none_ok=False,
     ),
-    Array(
+    suite.Array(
         "StreamingLinearRegression.fit.y",
         "y",
         lambda v: StreamingLinearRegression().fit(X, v),
@@ -484,7 +494,7 @@ ARRAYS = [
         (1,),
         none_ok=True,
     ),
-    Array(
+    suite.Array(
         "StreamingLinearRegression.partial_fit.y",
         "y",
         lambda v: StreamingLinearRegression().partial_fit(X, v),
@@ -492,7 +502,7 @@ ARRAYS = [
         (1,),
         none_ok=True,
     ),
-    Array(
+    suite.Array(
         "StreamingLinearRegression.predict.X",
         "X",
         lambda v: LINREG.predict(v),
@@ -500,7 +510,7 @@ ARRAYS = [
         (2,),
         none_ok=False,
     ),
-    Array(
+    suite.Array(
         "StreamingLogisticRegression.fit.X",
         "X",
         lambda v: StreamingLogisticRegression().fit(v, S),
@@ -508,7 +518,7 @@ ARRAYS = [
         (2,),
         none_ok=False,
     ),
-    Array(
+    suite.Array(
         "StreamingLogisticRegression.predict_proba.X",
         "X",
         lambda v: LOGREG.predict_proba(v),
@@ -521,27 +531,29 @@ ARRAYS = [
 
 # --- length / shape mismatches ----------------------------------------------------------------
 MISMATCH = [
-    Mismatch("ClippedSGD.step.g", "g", lambda: ClippedSGD(2).step(np.ones(3))),
-    Mismatch("ClippedSGD.x0", "x0", lambda: ClippedSGD(2, x0=np.zeros((4, 3)))),
-    Mismatch(
+    suite.Mismatch("ClippedSGD.step.g", "g", lambda: ClippedSGD(2).step(np.ones(3))),
+    suite.Mismatch("ClippedSGD.x0", "x0", lambda: ClippedSGD(2, x0=np.zeros((4, 3)))),
+    suite.Mismatch(
         "project_ball.center", "center", lambda: project_ball(np.ones(3), 1.0, center=np.ones(2))
     ),
-    Mismatch("clip_norm.level", "level", lambda: clip_norm(np.ones((4, 3)), np.ones(3))),
-    Mismatch(
+    suite.Mismatch("clip_norm.level", "level", lambda: clip_norm(np.ones((4, 3)), np.ones(3))),
+    suite.Mismatch(
         "StreamingLinearRegression.fit.y", "y", lambda: StreamingLinearRegression().fit(X, Y[:-1])
     ),
-    Mismatch(
+    suite.Mismatch(
         "StreamingLinearRegression.partial_fit.y",
         "y",
         lambda: StreamingLinearRegression().partial_fit(X[:5], Y),
     ),
-    Mismatch(
+    suite.Mismatch(
         "StreamingLogisticRegression.fit.y",
         "y",
         lambda: StreamingLogisticRegression().fit(X, S[:7]),
     ),
-    Mismatch("StreamingMean.partial_fit.X", "X", lambda: StreamingMean().fit(X).partial_fit(XS)),
-    Mismatch("StreamingLinearRegression.predict.X", "X", lambda: LINREG.predict(XS)),
+    suite.Mismatch(
+        "StreamingMean.partial_fit.X", "X", lambda: StreamingMean().fit(X).partial_fit(XS)
+    ),
+    suite.Mismatch("StreamingLinearRegression.predict.X", "X", lambda: LINREG.predict(XS)),
 ]
 
 
@@ -589,34 +601,34 @@ _OK_STRINGS = {
     "gaussian",
 }
 OPTIONS = [
-    Option(
+    suite.Option(
         "ClippedSGD.step", "step", lambda v: ClippedSGD(2, step=v), valid=frozenset(_OK_STRINGS)
     ),
-    Option(
+    suite.Option(
         "ClippedSGD.projection",
         "projection",
         lambda v: ClippedSGD(2, projection=(v, 1.0)),
         valid=frozenset(_OK_STRINGS),
     ),
-    Option(
+    suite.Option(
         "heavy_tailed_noise.kind",
         "kind",
         lambda v: heavy_tailed_noise(3, kind=v),
         valid=frozenset(_OK_STRINGS),
     ),
-    Option(
+    suite.Option(
         "StreamingMean.clip",
         "clip",
         lambda v: StreamingMean(clip=v).fit(X),
         valid=frozenset(_OK_STRINGS),
     ),
-    Option(
+    suite.Option(
         "StreamingLinearRegression.mu",
         "mu",
         lambda v: StreamingLinearRegression(mu=v).fit(X, Y),
         valid=frozenset(_OK_STRINGS),
     ),
-    Option(
+    suite.Option(
         "StreamingLogisticRegression.L",
         "L",
         lambda v: StreamingLogisticRegression(L=v).fit(X, S),
@@ -655,13 +667,13 @@ def test_callable_clip_or_step_returning_nonsense_is_a_value_error():
 
 # --- randomness -------------------------------------------------------------------------------
 RNGS = [
-    Rng("heavy_tailed_noise.rng", "rng", lambda v: heavy_tailed_noise(3, rng=v)),
-    Rng(
+    suite.Rng("heavy_tailed_noise.rng", "rng", lambda v: heavy_tailed_noise(3, rng=v)),
+    suite.Rng(
         "StreamingMean.random_state",
         "random_state",
         lambda v: StreamingMean(shuffle=True, random_state=v).fit(X),
     ),
-    Rng(
+    suite.Rng(
         "StreamingLinearRegression.random_state",
         "random_state",
         lambda v: StreamingLinearRegression(shuffle=True, random_state=v).fit(X, Y),
@@ -677,5 +689,7 @@ def test_good_rng_forms_still_work():
 
 
 globals().update(
-    bad_input_suite([*NUMBERS, *OUT_OF_RANGE, *INTS, *BOOLS, *ARRAYS, *MISMATCH, *OPTIONS, *RNGS])
+    suite.bad_input_suite(
+        [*NUMBERS, *OUT_OF_RANGE, *INTS, *BOOLS, *ARRAYS, *MISMATCH, *OPTIONS, *RNGS]
+    )
 )

@@ -25,15 +25,7 @@ from dp_robust import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_finite_floats,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=10, deadline=None)
@@ -42,7 +34,7 @@ X = RNG.normal(size=(12, 2))
 Y = X @ [1.0, -1.0]
 ESTIMATORS = [DPRobustLinearRegression, DPRobustLogisticRegression, DPRobustMean]
 SMALL = dict(M=3, T=5)
-positive_bad = st.one_of(st.floats(max_value=0.0), non_finite_floats())
+positive_bad = st.one_of(st.floats(max_value=0.0), invalid.non_finite_floats())
 
 
 def _fit(cls, **params):
@@ -68,14 +60,14 @@ def test_estimator_float_types(cls, value, name):
 
 
 @FAST
-@given(value=non_integers(), name=st.sampled_from(["M", "T", "max_iter"]))
+@given(value=invalid.non_integers(), name=st.sampled_from(["M", "T", "max_iter"]))
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_estimator_integer_types(cls, value, name):
     assert_rejects(TypeError, name, _fit(cls, **{name: value}))
 
 
 @FAST
-@given(value=negative_or_zero_ints(), name=st.sampled_from(["M", "T", "max_iter"]))
+@given(value=invalid.negative_or_zero_ints(), name=st.sampled_from(["M", "T", "max_iter"]))
 def test_estimator_integer_ranges(value, name):
     assert_rejects(ValueError, name, _fit(DPRobustLinearRegression, **{name: value}))
 
@@ -114,7 +106,7 @@ def test_estimator_specific_options():
 
 
 @FAST
-@given(value=non_finite_arrays(shape=(12, 2)))
+@given(value=invalid.non_finite_arrays(shape=(12, 2)))
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_estimator_non_finite_X(cls, value):
     # scikit-learn's validate_data: "Input X contains NaN/infinity"
@@ -129,7 +121,7 @@ def test_estimator_y_length(cls):
 
 # ----------------------------------------------------------------- samplers and the criterion
 @FAST
-@given(value=non_integers(), name=st.sampled_from(["M", "T"]))
+@given(value=invalid.non_integers(), name=st.sampled_from(["M", "T"]))
 def test_weight_sizes_types(value, name):
     kw = {"M": 2, "T": 3, name: value}
     assert_rejects(TypeError, name, stick_breaking_weights, kw["M"], kw["T"], 1.0)
@@ -137,7 +129,7 @@ def test_weight_sizes_types(value, name):
 
 
 @FAST
-@given(a=positive_bad, rng=not_rngs())
+@given(a=positive_bad, rng=invalid.not_rngs())
 def test_weight_values(a, rng):
     assert_rejects(ValueError, "concentration", stick_breaking_weights, 2, 3, a)
     assert_rejects(ValueError, "concentration", dirichlet_weights, 2, 3, a)
@@ -145,7 +137,7 @@ def test_weight_values(a, rng):
 
 
 @FAST
-@given(scale=positive_bad, n=negative_or_zero_ints())
+@given(scale=positive_bad, n=invalid.negative_or_zero_ints())
 def test_prior_constructors(scale, n):
     for make in (gaussian_prior, laplace_axis_prior, logistic_gaussian_prior):
         assert_rejects(ValueError, "scale", make, 2, scale=scale)
@@ -159,8 +151,10 @@ def test_prior_constructors(scale, n):
 
 @FAST
 @given(
-    data=st.one_of(non_finite_arrays(shape=(4, 2)), wrong_ndim_arrays(ok_ndims=(1, 2))),
-    rng=not_rngs(),
+    data=st.one_of(
+        invalid.non_finite_arrays(shape=(4, 2)), invalid.wrong_ndim_arrays(ok_ndims=(1, 2))
+    ),
+    rng=invalid.not_rngs(),
 )
 def test_posterior_inputs(data, rng):
     s = location_gaussian_prior(0.0)
@@ -171,7 +165,7 @@ def test_posterior_inputs(data, rng):
 
 
 @FAST
-@given(value=non_numeric())
+@given(value=invalid.non_numeric())
 def test_posterior_types(value):
     s = location_gaussian_prior(0.0)
     assert_rejects(TypeError, "data", DirichletProcessPosterior, value, 1.0, s)
@@ -214,7 +208,7 @@ def test_risk_constructor_options_and_types():
 
 
 @FAST
-@given(theta=non_finite_arrays(shape=(2,)))
+@given(theta=invalid.non_finite_arrays(shape=(2,)))
 def test_risk_evaluation_and_draws(theta):
     risk = SmoothAmbiguityRisk().set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
     assert_rejects(ValueError, "theta", risk, theta)
@@ -241,7 +235,7 @@ def test_criterion_nan_at_start_is_refused():
 
 
 @FAST
-@given(value=non_finite_arrays(shape=(5, 2)), y=non_finite_arrays(shape=(5,)))
+@given(value=invalid.non_finite_arrays(shape=(5, 2)), y=invalid.non_finite_arrays(shape=(5,)))
 def test_neutral_references(value, y):
     assert_rejects(ValueError, "X", neutral_closed_form, value, np.ones(5))
     assert_rejects(ValueError, "y", neutral_closed_form, np.ones((5, 2)), y)

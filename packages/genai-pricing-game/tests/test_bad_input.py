@@ -11,14 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_finite_floats,
-    non_integers,
-    non_numeric,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -94,7 +87,7 @@ POSITIVE = [k for k, spec in ARRAYS.items() if spec[4]]
 
 @pytest.mark.parametrize("slot", list(ARRAYS))
 @FAST
-@given(value=non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric_arrays_are_type_errors(slot, value):
     name, call, *_ = ARRAYS[slot]
     assert_rejects(TypeError, name, call, value)
@@ -105,7 +98,9 @@ def test_non_numeric_arrays_are_type_errors(slot, value):
 @given(data=st.data())
 def test_nan_or_inf_is_a_value_error(slot, data):
     name, call, shape, *_ = ARRAYS[slot]
-    value = data.draw(non_finite_floats() if shape == () else non_finite_arrays(shape, base=0.5))
+    value = data.draw(
+        invalid.non_finite_floats() if shape == () else invalid.non_finite_arrays(shape, base=0.5)
+    )
     assert_rejects(ValueError, name, call, value)
 
 
@@ -126,7 +121,7 @@ def test_bool_arrays_are_type_errors(slot):
 @given(data=st.data())
 def test_wrong_ndim_is_a_value_error(slot, data):
     name, call, _, ndims, _ = ARRAYS[slot]
-    value = 0.5 * data.draw(wrong_ndim_arrays(ndims))
+    value = 0.5 * data.draw(invalid.wrong_ndim_arrays(ndims))
     assert_rejects(ValueError, name, call, value)
 
 
@@ -212,7 +207,7 @@ INT_OPTIONS = {
 
 @pytest.mark.parametrize("slot", list(INT_OPTIONS))
 @FAST
-@given(value=non_integers().filter(lambda v: v is not None))
+@given(value=invalid.non_integers().filter(lambda v: v is not None))
 def test_non_integer_options_are_type_errors(slot, value):
     name, call, _ = INT_OPTIONS[slot]
     assert_rejects(TypeError, name, call, value)
@@ -223,7 +218,7 @@ def test_non_integer_options_are_type_errors(slot, value):
 @given(data=st.data())
 def test_too_small_integer_options_are_value_errors(slot, data):
     name, call, minimum = INT_OPTIONS[slot]
-    assert_rejects(ValueError, name, call, data.draw(negative_or_zero_ints(minimum - 1)))
+    assert_rejects(ValueError, name, call, data.draw(invalid.negative_or_zero_ints(minimum - 1)))
 
 
 FLOAT_OPTIONS = {
@@ -237,7 +232,7 @@ FLOAT_OPTIONS = {
 @FAST
 @given(
     value=st.one_of(
-        non_finite_floats(), st.floats(max_value=0.0, allow_nan=False, allow_infinity=False)
+        invalid.non_finite_floats(), st.floats(max_value=0.0, allow_nan=False, allow_infinity=False)
     )
 )
 def test_bad_float_options_are_value_errors(slot, value):
@@ -247,7 +242,7 @@ def test_bad_float_options_are_value_errors(slot, value):
 
 @pytest.mark.parametrize("slot", list(FLOAT_OPTIONS))
 @FAST
-@given(value=non_numeric().filter(lambda v: v is not None))
+@given(value=invalid.non_numeric().filter(lambda v: v is not None))
 def test_non_numeric_float_options_are_type_errors(slot, value):
     name, call = FLOAT_OPTIONS[slot]
     assert_rejects(TypeError, name, call, value)

@@ -21,15 +21,7 @@ from h2o_cache import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    negative_or_zero_ints,
-    non_finite_floats,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 OPTION_NAMES = {
@@ -63,7 +55,7 @@ def _attn(n=3):
 
 
 @FEW
-@given(bad=non_integers().filter(lambda v: v is not None))  # None: "use ratio"
+@given(bad=invalid.non_integers().filter(lambda v: v is not None))  # None: "use ratio"
 def test_budget_of_the_wrong_type(bad):
     assert_rejects(TypeError, "heavy", H2OState, heavy=bad, recent=2)
     assert_rejects(TypeError, "recent", H2OState, heavy=2, recent=bad)
@@ -80,7 +72,7 @@ def test_negative_budget(bad):
 
 @FEW
 @given(
-    bad=st.one_of(non_numeric(), st.floats(allow_nan=False), st.booleans()).filter(
+    bad=st.one_of(invalid.non_numeric(), st.floats(allow_nan=False), st.booleans()).filter(
         lambda v: v is not None  # None: "use heavy/recent"
     )
 )
@@ -89,7 +81,7 @@ def test_ratio_that_is_not_a_pair(bad):
 
 
 @FEW
-@given(bad=bad_probabilities(), first=st.booleans())
+@given(bad=invalid.bad_probabilities(), first=st.booleans())
 def test_ratio_out_of_range_or_not_finite(bad, first):
     ratio = (bad, 0.1) if first else (0.1, bad)
     assert_rejects(ValueError, "ratio", H2OState, ratio=ratio)
@@ -131,21 +123,21 @@ def test_options_of_the_wrong_type(bad):
 
 
 @FEW
-@given(bad=not_rngs())
+@given(bad=invalid.not_rngs())
 def test_generator_that_is_not_a_torch_generator(bad):
     assert_rejects(TypeError, "generator", H2OState, heavy=1, recent=1, generator=bad)
     assert_rejects(TypeError, "generator", H2OCache, heavy=1, recent=1, generator=bad)
 
 
 @FEW
-@given(arr=wrong_ndim_arrays(ok_ndims=(4,)))
+@given(arr=invalid.wrong_ndim_arrays(ok_ndims=(4,)))
 def test_attention_of_the_wrong_shape(arr):
     attn = torch.from_numpy(arr).float()
     assert_rejects(ValueError, "attn", H2OState(heavy=1, recent=1).update, attn, n_kv_heads=1)
 
 
 @FEW
-@given(bad=non_finite_floats(), where=st.integers(0, 17))
+@given(bad=invalid.non_finite_floats(), where=st.integers(0, 17))
 def test_attention_with_nan_or_inf(bad, where):
     attn = _attn().flatten()
     attn[where] = bad
@@ -167,7 +159,7 @@ def test_attention_of_the_wrong_type():
 
 
 @FEW
-@given(bad=st.one_of(non_integers(), negative_or_zero_ints()))
+@given(bad=st.one_of(invalid.non_integers(), invalid.negative_or_zero_ints()))
 def test_bad_number_of_kv_heads(bad):
     exc = ValueError if isinstance(bad, int) and not isinstance(bad, bool) else TypeError
     assert_rejects(exc, "n_kv_heads", H2OState(heavy=1, recent=1).update, _attn(), n_kv_heads=bad)
@@ -205,7 +197,7 @@ def test_kv_heads_that_do_not_divide_the_heads_and_mismatched_lengths():
 
 
 @FEW
-@given(bad=st.one_of(non_numeric(), st.integers()))
+@given(bad=st.one_of(invalid.non_numeric(), st.integers()))
 def test_model_that_is_not_a_model(bad):
     if bad is not None:  # H2OCache(None): a cache for a model already on "h2o"
         assert_rejects(TypeError, "model", H2OCache, bad, heavy=1, recent=1)
@@ -239,7 +231,7 @@ def test_prefill_len_out_of_range(bad):
 
 
 @FEW
-@given(bad=non_integers())
+@given(bad=invalid.non_integers())
 def test_prefill_len_and_max_new_tokens_of_the_wrong_type(bad):
     assert_rejects(
         TypeError, "prefill_len", h2o_token_nll, _model(), IDS, prefill_len=bad, heavy=1, recent=1
@@ -257,7 +249,7 @@ def test_prefill_len_and_max_new_tokens_of_the_wrong_type(bad):
 
 
 @FEW
-@given(bad=st.one_of(st.floats(max_value=0.0), non_finite_floats()))
+@given(bad=st.one_of(st.floats(max_value=0.0), invalid.non_finite_floats()))
 def test_non_positive_or_non_finite_temperature(bad):
     assert_rejects(
         ValueError, "temperature", h2o_generate, _model(), IDS, max_new_tokens=1, heavy=1,

@@ -6,15 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=20, deadline=None)
@@ -30,7 +22,7 @@ def _rng_exc(rng):
 
 # ------------------------------------------------------------------ tabular_logloss_bc
 @FAST
-@given(v=non_numeric())
+@given(v=invalid.non_numeric())
 def test_trajectories_non_numeric(v):
     assert_rejects(TypeError, "observations", lb.tabular_logloss_bc, v, ACT, **KW)
     assert_rejects(TypeError, "actions", lb.tabular_logloss_bc, OBS, v, **KW)
@@ -38,7 +30,7 @@ def test_trajectories_non_numeric(v):
 
 
 @FAST
-@given(v=wrong_ndim_arrays((2,)))
+@given(v=invalid.wrong_ndim_arrays((2,)))
 def test_trajectories_wrong_ndim(v):
     assert_rejects(ValueError, "observations", lb.tabular_logloss_bc, v.astype(int), ACT, **KW)
     assert_rejects(ValueError, "actions", lb.tabular_logloss_bc, OBS, v.astype(int), **KW)
@@ -58,7 +50,7 @@ def test_trajectories_bad_values():
 
 
 @FAST
-@given(v=non_integers())
+@given(v=invalid.non_integers())
 def test_sizes_must_be_ints(v):
     assert_rejects(TypeError, "n_states", lb.tabular_logloss_bc, OBS, ACT, n_states=v, n_actions=3)
     assert_rejects(TypeError, "n_actions", lb.tabular_logloss_bc, OBS, ACT, n_states=4, n_actions=v)
@@ -68,7 +60,7 @@ def test_sizes_must_be_ints(v):
 
 
 @FAST
-@given(v=negative_or_zero_ints())
+@given(v=invalid.negative_or_zero_ints())
 def test_sizes_below_one(v):
     assert_rejects(ValueError, "n_states", lb.tabular_logloss_bc, OBS, ACT, n_states=v, n_actions=3)
     assert_rejects(
@@ -104,7 +96,7 @@ def test_options():
 
 # ------------------------------------------------------------- exact values and Hellinger
 @FAST
-@given(p=bad_probabilities())
+@given(p=invalid.bad_probabilities())
 def test_policies_must_be_stochastic(p):
     bad = EXPERT.copy()
     bad[0, 0] = p
@@ -130,7 +122,7 @@ def test_policy_shapes_and_mdps():
 
 
 @FAST
-@given(v=non_finite_arrays((2, 3), base=-1.0))
+@given(v=invalid.non_finite_arrays((2, 3), base=-1.0))
 def test_log_probs_nan_or_inf(v):
     v = v - 20.0  # the finite entries are log-probabilities (< 0)
     if np.isnan(v).any() or (v == np.inf).any():
@@ -155,7 +147,7 @@ def test_log_probs_shape_and_type():
 
 # ------------------------------------------------------------------------- randomness
 @FAST
-@given(rng=not_rngs())
+@given(rng=invalid.not_rngs())
 def test_rng(rng):
     exc = _rng_exc(rng)
     assert_rejects(exc, "rng", lb.random_imitation_mdp, 3, 2, horizon=3, rng=rng)
@@ -182,14 +174,14 @@ def test_rollout_arguments():
 
 
 @FAST
-@given(v=non_numeric())
+@given(v=invalid.non_numeric())
 def test_experts_non_numeric(v):
     assert_rejects(TypeError, "observations", lb.cartpole_expert, v)
     assert_rejects(TypeError, "observations", lb.pendulum_expert, v)
 
 
 @FAST
-@given(v=non_finite_arrays((2, 4)), w=non_finite_arrays((3, 3)))
+@given(v=invalid.non_finite_arrays((2, 4)), w=invalid.non_finite_arrays((3, 3)))
 def test_experts_nan(v, w):
     assert_rejects(ValueError, "observations", lb.cartpole_expert, v)
     assert_rejects(ValueError, "observations", lb.pendulum_expert, w)
@@ -209,7 +201,7 @@ def _torch():
 
 
 @FAST
-@given(v=non_integers())
+@given(v=invalid.non_integers())
 def test_policy_sizes(v):
     _torch()
     assert_rejects(TypeError, "obs_dim", lb.CategoricalMLP, v, 2)
@@ -218,7 +210,7 @@ def test_policy_sizes(v):
 
 
 @FAST
-@given(v=negative_or_zero_ints())
+@given(v=invalid.negative_or_zero_ints())
 def test_policy_sizes_below_one(v):
     _torch()
     assert_rejects(ValueError, "obs_dim", lb.CategoricalMLP, v, 2)

@@ -8,13 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from natten_lite import masks, sim
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    negative_or_zero_ints,
-    non_finite_floats,
-    non_integers,
-    non_numeric,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -32,7 +26,7 @@ def _inputs(n: int, dtype=torch.float64) -> dict:
 
 
 @FAST
-@given(n=st.sampled_from([1, 2, 3]), name=st.sampled_from(NAMES), bad=non_numeric())
+@given(n=st.sampled_from([1, 2, 3]), name=st.sampled_from(NAMES), bad=invalid.non_numeric())
 def test_non_tensor_inputs(n, name, bad):
     kwargs = _inputs(n)
     kwargs[name] = bad
@@ -67,7 +61,7 @@ def test_wrong_dtype(name, dtype):
 @given(
     n=st.sampled_from([1, 2, 3]),
     name=st.sampled_from(NAMES),
-    bad=non_finite_floats(),
+    bad=invalid.non_finite_floats(),
     where=st.integers(0, 10**6),
     backend=st.sampled_from([None, "reference", "tiled", "dense", "cutlass-fna"]),
 )
@@ -79,7 +73,9 @@ def test_non_finite_inputs(n, name, bad, where, backend):
 
 
 @FAST
-@given(name=st.sampled_from(NAMES[:3]), bad=non_finite_floats(), where=st.integers(0, 10**6))
+@given(
+    name=st.sampled_from(NAMES[:3]), bad=invalid.non_finite_floats(), where=st.integers(0, 10**6)
+)
 def test_non_finite_attention_and_module_inputs(name, bad, where):
     kwargs = {k: v.flatten(1, 2) for k, v in list(_inputs(2).items())[:3]}
     kwargs[name].view(-1)[where % kwargs[name].numel()] = bad
@@ -123,7 +119,7 @@ def test_mismatched_shapes(n, name, axis, delta):
 
 
 @FAST
-@given(n=st.sampled_from([1, 2, 3]), bad=non_integers())
+@given(n=st.sampled_from([1, 2, 3]), bad=invalid.non_integers())
 def test_per_axis_options_of_the_wrong_type(n, bad):
     if bad is None:
         return  # stride/dilation None is NATTEN's default; kernel_size None is covered below
@@ -138,7 +134,7 @@ def test_per_axis_options_of_the_wrong_type(n, bad):
 
 
 @FAST
-@given(n=st.sampled_from([1, 2, 3]), bad=negative_or_zero_ints(maximum=1))
+@given(n=st.sampled_from([1, 2, 3]), bad=invalid.negative_or_zero_ints(maximum=1))
 def test_per_axis_options_out_of_range(n, bad):
     kw = _inputs(n)
     assert_rejects(ValueError, "kernel_size", NA[n], **kw, kernel_size=bad)
@@ -169,7 +165,7 @@ def test_unknown_or_wrong_options(option, bad):
 
 
 @FAST
-@given(bad=st.one_of(non_numeric(), non_finite_floats()))
+@given(bad=st.one_of(invalid.non_numeric(), invalid.non_finite_floats()))
 def test_bad_scale(bad):
     kw = _inputs(1)
     if bad is None:
@@ -181,7 +177,11 @@ def test_bad_scale(bad):
 
 
 @FAST
-@given(embed=non_integers(), drop=bad_probabilities(), heads=negative_or_zero_ints())
+@given(
+    embed=invalid.non_integers(),
+    drop=invalid.bad_probabilities(),
+    heads=invalid.negative_or_zero_ints(),
+)
 def test_module_arguments(embed, drop, heads):
     layer = natten_lite.NeighborhoodAttention1D
     if embed is not None:
@@ -193,7 +193,9 @@ def test_module_arguments(embed, drop, heads):
 
 
 @FAST
-@given(t=st.integers(1, 3), bad=non_finite_floats(), which=st.sampled_from(["outputs", "lse"]))
+@given(
+    t=st.integers(1, 3), bad=invalid.non_finite_floats(), which=st.sampled_from(["outputs", "lse"])
+)
 def test_merge_attentions_bad_inputs(t, bad, which):
     o = [torch.randn(1, 4, 2, 3, dtype=torch.float64) for _ in range(t + 1)]
     lse = [torch.randn(1, 4, 2, dtype=torch.float64) for _ in range(t + 1)]
@@ -208,7 +210,7 @@ def test_merge_attentions_bad_inputs(t, bad, which):
 
 
 @FAST
-@given(bad=non_numeric(), n=st.integers(1, 3))
+@given(bad=invalid.non_numeric(), n=st.integers(1, 3))
 def test_masks_and_simulator(bad, n):
     assert_rejects(TypeError, "shape", masks.window_bounds, bad, 2)
     shape = (6,) * n

@@ -6,17 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-from papershelf_harness.suite import (
-    Array,
-    Flag,
-    Int,
-    Mismatch,
-    Number,
-    Option,
-    OutOfRange,
-    Rng,
-    bad_input_suite,
-)
+from papershelf_harness import suite
 
 
 def _err(exc, name, what):
@@ -58,11 +48,11 @@ def good(x=None, *, level=1.0, k=1, flag=False, mode="a", rng=None):
 
 
 CASES = [
-    Number("good.level", "level", lambda v: good(level=v)),
-    OutOfRange("good.level<=0", "level", lambda v: good(level=v), st.floats(-5, 0)),
-    Int("good.k", "k", lambda v: good(k=v), minimum=1),
-    Flag("good.flag", "flag", lambda v: good(flag=v)),
-    Array(
+    suite.Number("good.level", "level", lambda v: good(level=v)),
+    suite.OutOfRange("good.level<=0", "level", lambda v: good(level=v), st.floats(-5, 0)),
+    suite.Int("good.k", "k", lambda v: good(k=v), minimum=1),
+    suite.Flag("good.flag", "flag", lambda v: good(flag=v)),
+    suite.Array(
         "good.x",
         "x",
         lambda v: good(np.asarray(v) if isinstance(v, list) else v),
@@ -70,26 +60,28 @@ CASES = [
         (1,),
         none_ok=True,
     ),
-    Mismatch("good.x.len", "x", lambda: good(np.ones(4))),
-    Option("good.mode", "mode", lambda v: good(mode=v), valid=frozenset({"a", "b"})),
-    Rng("good.rng", "rng", lambda v: good(rng=v)),
+    suite.Mismatch("good.x.len", "x", lambda: good(np.ones(4))),
+    suite.Option("good.mode", "mode", lambda v: good(mode=v), valid=frozenset({"a", "b"})),
+    suite.Rng("good.rng", "rng", lambda v: good(rng=v)),
 ]
-globals().update(bad_input_suite(CASES))
+globals().update(suite.bad_input_suite(CASES))
 
 
 def test_the_suite_catches_a_sloppy_function():
     def sloppy(level=1.0):
         return float(level) * 2  # True -> 2.0, nan -> nan: no error
 
-    tests = bad_input_suite([Number("sloppy.level", "level", lambda v: sloppy(v))])
+    tests = suite.bad_input_suite([suite.Number("sloppy.level", "level", lambda v: sloppy(v))])
     with pytest.raises(AssertionError, match="nothing was raised"):
-        tests["test_number_bool_is_a_type_error"](case=Number("s", "level", sloppy), value=True)
+        tests["test_number_bool_is_a_type_error"](
+            case=suite.Number("s", "level", sloppy), value=True
+        )
     with pytest.raises(AssertionError):
         tests["test_number_non_finite_is_a_value_error"](
-            case=Number("s", "level", sloppy), value=math.nan
+            case=suite.Number("s", "level", sloppy), value=math.nan
         )
 
 
 def test_unknown_case_objects_are_refused():
     with pytest.raises(TypeError, match="case objects"):
-        bad_input_suite([("id", "x", print)])
+        suite.bad_input_suite([("id", "x", print)])

@@ -8,7 +8,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import non_finite_floats, non_integers, non_numeric
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 from papershelf_kernels._dispatch import has_triton, interpreting
 from papershelf_kernels.attention import attention_colsum, attention_colsum_reference
@@ -75,7 +75,7 @@ def test_integer_bool_and_complex_tensors_are_type_errors(backend, which, dtype)
 @given(
     which=st.sampled_from(["query", "key", "value"]),
     pos=st.integers(0, Q.numel() - 1),
-    bad=non_finite_floats(),
+    bad=invalid.non_finite_floats(),
     backend=st.sampled_from(["auto", "tiled", "reference", *(["triton"] if TRITON_CPU else [])]),
 )
 def test_nan_or_inf_is_a_value_error(which, pos, bad, backend):
@@ -88,7 +88,7 @@ def test_nan_or_inf_is_a_value_error(which, pos, bad, backend):
 
 
 @SETTINGS
-@given(value=non_numeric(), which=st.sampled_from(["query", "key", "value"]))
+@given(value=invalid.non_numeric(), which=st.sampled_from(["query", "key", "value"]))
 def test_non_tensors_are_type_errors(value, which):
     args = {"query": Q, "key": Q, "value": Q}
     args[which] = value
@@ -103,7 +103,7 @@ def test_dtype_and_emptiness_mismatches_name_the_argument():
 
 
 @SETTINGS
-@given(value=non_integers(), name=st.sampled_from(["kernel_size", "stride", "dilation"]))
+@given(value=invalid.non_integers(), name=st.sampled_from(["kernel_size", "stride", "dilation"]))
 def test_wrong_type_axis_parameters_are_type_errors(value, name):
     # 0.1: ValueError for kernel_size=3.0; still a ValueError too (ArgumentTypeError) for 0.1 code
     kwargs = {"kernel_size": 3, name: value}
@@ -199,7 +199,9 @@ def test_colsum_shape_mismatches_are_value_errors(backend, name, q, k, v):
 
 @pytest.mark.parametrize("backend", CS_BACKENDS)
 @SETTINGS
-@given(which=st.sampled_from(["q", "k", "v"]), pos=st.integers(0, 39), bad=non_finite_floats())
+@given(
+    which=st.sampled_from(["q", "k", "v"]), pos=st.integers(0, 39), bad=invalid.non_finite_floats()
+)
 def test_colsum_nan_or_inf_is_a_value_error(backend, which, pos, bad):
     # 0.1: a NaN/inf query, key or value came out as NaN attention and column sums
     args = {"q": q4.clone(), "k": kv2.clone(), "v": kv2.clone()}
@@ -217,7 +219,7 @@ def test_colsum_integer_and_bool_tensors_are_type_errors(which, dtype):
 
 
 @SETTINGS
-@given(value=non_numeric(), which=st.sampled_from(["q", "k", "v", "attn_mask"]))
+@given(value=invalid.non_numeric(), which=st.sampled_from(["q", "k", "v", "attn_mask"]))
 def test_colsum_non_tensors_are_type_errors(value, which):
     if which == "attn_mask":
         if value is None:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import papershelf_mdp as pm
-from papershelf_harness.strategies import non_finite_floats, non_integers, non_numeric, not_rngs
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 P = np.full((2, 2, 2), 0.5)
@@ -26,20 +26,23 @@ def test_horizon_below_one(h):
 
 
 @FAST
-@given(h=non_integers().filter(lambda v: v is not None))
+@given(h=invalid.non_integers().filter(lambda v: v is not None))
 def test_horizon_not_an_int(h):
     assert_rejects(TypeError, "horizon", pm.TabularMDP, P, R, horizon=h)
 
 
 @FAST
-@given(g=st.one_of(st.floats(max_value=-1e-9), st.floats(min_value=1.0), non_finite_floats()))
+@given(
+    g=st.one_of(st.floats(max_value=-1e-9), st.floats(min_value=1.0), invalid.non_finite_floats())
+)
 def test_gamma_outside_unit_interval(g):
     assert_rejects(ValueError, "gamma", pm.TabularMDP, P, R, gamma=g)
 
 
 @FAST
 @given(
-    i=st.integers(0, 7), v=st.one_of(non_finite_floats(), st.floats(-5, -1e-3), st.floats(1.001, 5))
+    i=st.integers(0, 7),
+    v=st.one_of(invalid.non_finite_floats(), st.floats(-5, -1e-3), st.floats(1.001, 5)),
 )
 def test_non_stochastic_or_nan_P(i, v):
     bad = P.copy().reshape(-1)
@@ -48,7 +51,7 @@ def test_non_stochastic_or_nan_P(i, v):
 
 
 @FAST
-@given(value=non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric_arrays(value):
     assert_rejects(TypeError, "P", pm.TabularMDP, value, R, horizon=2)
     assert_rejects(TypeError, "R", pm.TabularMDP, P, value, horizon=2)
@@ -83,7 +86,7 @@ def test_policies_are_checked():
 
 
 @FAST
-@given(rng=not_rngs())
+@given(rng=invalid.not_rngs())
 def test_rng(rng):
     mdp = pm.TabularMDP(P, R, horizon=2)
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError

@@ -5,14 +5,7 @@ import pasql as pq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    non_finite_arrays,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -29,7 +22,7 @@ def _rng_exc(rng):
 
 # ---------------------------------------------------------------- TabularPOMDP
 @FAST
-@given(v=non_numeric())
+@given(v=invalid.non_numeric())
 def test_pomdp_arrays_wrong_type(v):
     assert_rejects(TypeError, "P", pq.TabularPOMDP, v, O, R, INIT, gamma=0.9)
     assert_rejects(TypeError, "O", pq.TabularPOMDP, P, v, R, INIT, gamma=0.9)
@@ -38,7 +31,8 @@ def test_pomdp_arrays_wrong_type(v):
 
 @FAST
 @given(
-    p=non_finite_arrays(shape=(3, 2, 3), base=1 / 3), o=non_finite_arrays(shape=(3, 2), base=0.5)
+    p=invalid.non_finite_arrays(shape=(3, 2, 3), base=1 / 3),
+    o=invalid.non_finite_arrays(shape=(3, 2), base=0.5),
 )
 def test_pomdp_nan(p, o):
     assert_rejects(ValueError, "P", pq.TabularPOMDP, p, O, R, INIT, gamma=0.9)
@@ -101,7 +95,7 @@ def test_counts_below_one(v):
 
 
 @FAST
-@given(v=non_integers())
+@given(v=invalid.non_integers())
 def test_counts_must_be_ints(v):
     assert_rejects(TypeError, "n_obs", pq.LastObservation, v)
     assert_rejects(TypeError, "k", pq.FrameStack, v, 2)
@@ -151,7 +145,7 @@ def test_behaviour_with_wrong_number_of_agent_states():
 
 
 @FAST
-@given(p=bad_probabilities())
+@given(p=invalid.bad_probabilities())
 def test_non_stochastic_policies(p):
     bad = np.full((2, 2, 2), 0.5)
     bad[1, 0] = [p, 0.5]
@@ -163,14 +157,14 @@ def test_non_stochastic_policies(p):
 
 
 @FAST
-@given(v=wrong_ndim_arrays((2, 3)))
+@given(v=invalid.wrong_ndim_arrays((2, 3)))
 def test_policy_ndim(v):
     assert_rejects(ValueError, "policy", pq.evaluate_periodic, POM, AG, v)
     assert_rejects(ValueError, "Q", pq.greedy_periodic, v)
 
 
 @FAST
-@given(q=non_finite_arrays(shape=(2, 2, 2)))
+@given(q=invalid.non_finite_arrays(shape=(2, 2, 2)))
 def test_greedy_nan(q):
     assert_rejects(ValueError, "Q", pq.greedy_periodic, q)
     assert_rejects(
@@ -234,7 +228,7 @@ def test_q_init(v):
 
 
 @FAST
-@given(rng=not_rngs())
+@given(rng=invalid.not_rngs())
 def test_rng(rng):
     exc = _rng_exc(rng)
     assert_rejects(exc, "rng", pq.pasql, POM, AG, MU, 5, gamma=0.9, rng=rng)
@@ -245,7 +239,7 @@ def test_rng(rng):
 
 # ---------------------------------------------------------------- recorded data
 @FAST
-@given(r=non_finite_arrays(shape=(5,)))
+@given(r=invalid.non_finite_arrays(shape=(5,)))
 def test_from_data_nan_rewards(r):
     z, a = np.zeros(6, int), np.zeros(5, int)
     assert_rejects(ValueError, "rewards", pq.pasql_from_data, z, a, r, period=2, gamma=0.9)

@@ -17,14 +17,7 @@ from rearrange_corr import (
     rearrangement_corr_test,
 )
 
-from papershelf_harness.strategies import (
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=20, deadline=None)
@@ -56,7 +49,7 @@ def _call(fn: str, arg: str, value):
 
 @pytest.mark.parametrize("fn,arg", SLOTS)
 @FAST
-@given(value=non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric_data_is_a_type_error(fn, arg, value):
     if value is None and fn == "rearrangement_corr" and arg == "y":
         return  # y=None is the matrix form (then x must be 2-d): checked below
@@ -79,7 +72,7 @@ def test_infinite_data_is_a_value_error(fn, arg, sign, at):
 
 @pytest.mark.parametrize("fn,arg", NO_NAN)
 @FAST
-@given(value=non_finite_arrays((N,), base=1.0))
+@given(value=invalid.non_finite_arrays((N,), base=1.0))
 def test_nan_or_inf_data_is_a_value_error(fn, arg, value):
     assert_rejects(ValueError, arg, _call(fn, arg, value))
 
@@ -101,13 +94,13 @@ def test_length_mismatch_is_a_value_error(fn, arg, n):
 
 @pytest.mark.parametrize("fn,arg", ONE_D_ONLY)
 @FAST
-@given(value=wrong_ndim_arrays((1,), max_side=N))
+@given(value=invalid.wrong_ndim_arrays((1,), max_side=N))
 def test_wrong_ndim_is_a_value_error(fn, arg, value):
     assert_rejects(ValueError, arg, _call(fn, arg, value))
 
 
 @FAST
-@given(value=wrong_ndim_arrays((1, 2), max_side=4))
+@given(value=invalid.wrong_ndim_arrays((1, 2), max_side=4))
 def test_rearrangement_corr_needs_1d_or_2d(value):
     assert_rejects(ValueError, "x", rearrangement_corr, value, None)
     assert_rejects(ValueError, "x", rearrangement_corr, value, GOOD)
@@ -152,7 +145,7 @@ def test_non_string_option_is_a_type_error(name, value):
 
 
 @FAST
-@given(value=non_integers())
+@given(value=invalid.non_integers())
 def test_non_integer_n_permutations_is_a_type_error(value):
     assert_rejects(
         TypeError, "n_permutations", rearrangement_corr_test, GOOD, GOOD, n_permutations=value
@@ -160,7 +153,7 @@ def test_non_integer_n_permutations_is_a_type_error(value):
 
 
 @FAST
-@given(value=negative_or_zero_ints())
+@given(value=invalid.negative_or_zero_ints())
 def test_non_positive_n_permutations_is_a_value_error(value):
     assert_rejects(
         ValueError, "n_permutations", rearrangement_corr_test, GOOD, GOOD, n_permutations=value
@@ -168,7 +161,7 @@ def test_non_positive_n_permutations_is_a_value_error(value):
 
 
 @FAST
-@given(rng=not_rngs())
+@given(rng=invalid.not_rngs())
 def test_bad_rng_is_rejected(rng):
     # a negative int seed is a wrong value, everything else a wrong type
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError

@@ -7,15 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import papershelf_mdp as pm
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -31,7 +23,7 @@ def _rng_exc(rng):
 
 # ------------------------------------------------------------------ TabularMDP
 @FAST
-@given(v=non_numeric())
+@given(v=invalid.non_numeric())
 def test_mdp_arrays_non_numeric(v):
     assert_rejects(TypeError, "P", rme.TabularMDP, v, R, gamma=0.9)
     assert_rejects(TypeError, "R", rme.TabularMDP, P, v, gamma=0.9)
@@ -40,26 +32,26 @@ def test_mdp_arrays_non_numeric(v):
 
 
 @FAST
-@given(v=non_finite_arrays(shape=(3, 2, 3)))
+@given(v=invalid.non_finite_arrays(shape=(3, 2, 3)))
 def test_mdp_arrays_non_finite(v):
     assert_rejects(ValueError, "P", rme.TabularMDP, v, R, gamma=0.9)
     assert_rejects(ValueError, "R", rme.TabularMDP, P, v, gamma=0.9)
 
 
 @FAST
-@given(v=wrong_ndim_arrays((3,)))
+@given(v=invalid.wrong_ndim_arrays((3,)))
 def test_mdp_p_wrong_ndim(v):
     assert_rejects(ValueError, "P", rme.TabularMDP, v, R, gamma=0.9)
 
 
 @FAST
-@given(g=st.one_of(bad_probabilities(), st.just(1.0)))
+@given(g=st.one_of(invalid.bad_probabilities(), st.just(1.0)))
 def test_mdp_gamma_out_of_range(g):
     assert_rejects(ValueError, "gamma", rme.TabularMDP, P, R, gamma=g)
 
 
 @FAST
-@given(g=non_numeric())
+@given(g=invalid.non_numeric())
 def test_mdp_gamma_type(g):
     assert_rejects(TypeError, "gamma", rme.TabularMDP, P, R, gamma=g)
 
@@ -106,7 +98,7 @@ def test_mdp_and_pi(name, fn):
 
 
 @FAST
-@given(v=non_integers())
+@given(v=invalid.non_integers())
 def test_m_type(v):
     assert_rejects(TypeError, "m", rme.moment_evaluation, MDP, PI, v)
     assert_rejects(TypeError, "m", rme.moment_loss, MDP, MDP, [PI], m=v)
@@ -114,7 +106,7 @@ def test_m_type(v):
 
 
 @FAST
-@given(v=negative_or_zero_ints())
+@given(v=invalid.negative_or_zero_ints())
 def test_counts_below_one(v):
     assert_rejects(ValueError, "m", rme.moment_evaluation, MDP, PI, v)
     assert_rejects(ValueError, "m", rme.moment_loss, MDP, MDP, [PI], m=v)
@@ -128,7 +120,7 @@ def test_counts_below_one(v):
 
 
 @FAST
-@given(v=non_integers())
+@given(v=invalid.non_integers())
 def test_count_types(v):
     assert_rejects(TypeError, "steps", rme.fit_model, MDP, [PI], m=1, steps=v)
     assert_rejects(TypeError, "n_episodes", rme.mc_returns, MDP, PI, v)
@@ -136,7 +128,7 @@ def test_count_types(v):
 
 
 @FAST
-@given(v=non_numeric())
+@given(v=invalid.non_numeric())
 def test_moment_array(v):
     assert_rejects(TypeError, "M", rme.moment_bellman, MDP, PI, v)
 
@@ -175,7 +167,7 @@ def test_model_argument():
 
 
 @FAST
-@given(rng=not_rngs())
+@given(rng=invalid.not_rngs())
 def test_rng(rng):
     exc = _rng_exc(rng)
     assert_rejects(exc, "rng", rme.fit_model, MDP, [PI], m=1, steps=1, rng=rng)
@@ -192,7 +184,7 @@ def test_lam_values(lam):
 
 
 @FAST
-@given(lam=non_numeric())
+@given(lam=invalid.non_numeric())
 def test_lam_types(lam):
     assert_rejects(TypeError, "lam", rme.mean_variance_vi, MDP, lam=lam)
     assert_rejects(TypeError, "lam", rme.mean_variance, MDP, PI, lam=lam)

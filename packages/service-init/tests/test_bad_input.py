@@ -34,19 +34,8 @@ from service_init import (
     user_losses,
 )
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-)
-from papershelf_harness.suite import (
-    Array,
-    Flag,
-    Int,
-    Mismatch,
-    Number,
-    OutOfRange,
-    Rng,
-    bad_input_suite,
-)
+from papershelf_harness import strategies as invalid
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FEW = settings(max_examples=5, deadline=None)
@@ -100,7 +89,7 @@ OUT_OF_RANGE = [
         "eps_greedy_init.eps",
         "eps",
         lambda v: eps_greedy_init(USERS, 3, rng=0, eps=v),
-        bad_probabilities(),
+        invalid.bad_probabilities(),
     ),
     (
         "alternating_minimization.tol",
@@ -455,12 +444,12 @@ def test_good_rng_forms_still_work():
 # the tables above, as suite cases (every array argument here has a default, so None is valid;
 # complex arrays used to be cast to real silently)
 CASES = [
-    *(Number(*c) for c in NUMBERS),
-    *(OutOfRange(*c) for c in OUT_OF_RANGE),
-    *(Int(*c, none_ok=c[0] in NONE_OK) for c in INTS),
-    *(Flag(*c) for c in BOOLS),
-    *(Array(*c, none_ok=True, complex_type_error=True) for c in ARRAYS),
-    *(Mismatch(*c) for c in MISMATCH),
-    *(Rng(*c) for c in RNGS),
+    *(suite.Number(*c) for c in NUMBERS),
+    *(suite.OutOfRange(*c) for c in OUT_OF_RANGE),
+    *(suite.Int(*c, none_ok=c[0] in NONE_OK) for c in INTS),
+    *(suite.Flag(*c) for c in BOOLS),
+    *(suite.Array(*c, none_ok=True, complex_type_error=True) for c in ARRAYS),
+    *(suite.Mismatch(*c) for c in MISMATCH),
+    *(suite.Rng(*c) for c in RNGS),
 ]
-globals().update(bad_input_suite(CASES))
+globals().update(suite.bad_input_suite(CASES))

@@ -10,15 +10,7 @@ import stratppi as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import (
-    bad_probabilities,
-    negative_or_zero_ints,
-    non_finite_arrays,
-    non_integers,
-    non_numeric,
-    not_rngs,
-    wrong_ndim_arrays,
-)
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=6, deadline=None, derandomize=True)
@@ -96,7 +88,7 @@ def _arrays(data):
 
 @pytest.mark.parametrize(("fn", "data"), CASES, ids=IDS)
 @FAST
-@given(value=non_numeric(), which=st.integers(0, 10))
+@given(value=invalid.non_numeric(), which=st.integers(0, 10))
 def test_non_numeric_data(fn, data, value, which):
     name = _arrays(data)[which % len(_arrays(data))]
     assert_rejects(TypeError, name, _call, fn, data, **{name: value})
@@ -107,7 +99,7 @@ def test_non_numeric_data(fn, data, value, which):
 @given(which=st.integers(0, 10), where=st.data())
 def test_nan_or_inf_data(fn, data, which, where):
     name = _arrays(data)[which % len(_arrays(data))]
-    bad = where.draw(non_finite_arrays(shape=data[name].shape, base=0.5))
+    bad = where.draw(invalid.non_finite_arrays(shape=data[name].shape, base=0.5))
     assert_rejects(ValueError, name, _call, fn, data, **{name: bad})
 
 
@@ -117,7 +109,7 @@ def test_nan_or_inf_data(fn, data, which, where):
 def test_wrong_ndim_data(fn, data, which, where):
     name = _arrays(data)[which % len(_arrays(data))]
     ok = (2,) if name.startswith("X") else (1,) if fn in STRAT_REG + PPI_REGS else (1, 2)
-    bad = where.draw(wrong_ndim_arrays(ok, max_side=3))
+    bad = where.draw(invalid.wrong_ndim_arrays(ok, max_side=3))
     assert_rejects(ValueError, name, _call, fn, data, **{name: bad})
 
 
@@ -138,7 +130,7 @@ def test_length_mismatch_and_empty(fn, data, which, drop):
     ids=lambda v: getattr(v, "__name__", ""),
 )
 @FAST
-@given(alpha=st.one_of(bad_probabilities(), st.sampled_from([0.0, 1.0])))
+@given(alpha=st.one_of(invalid.bad_probabilities(), st.sampled_from([0.0, 1.0])))
 def test_alpha_out_of_range(fn, data, alpha):
     assert_rejects(ValueError, "alpha", _call, fn, data, alpha=alpha)
     assert_rejects(TypeError, "alpha", _call, fn, data, alpha="0.1")
@@ -287,13 +279,13 @@ def test_null_must_match():
 
 
 @FAST
-@given(budget=non_integers())
+@given(budget=invalid.non_integers())
 def test_allocate_budget_type(budget):
     assert_rejects(TypeError, "budget", sp.allocate, budget, [0.5, 0.5])
 
 
 @FAST
-@given(budget=negative_or_zero_ints(), n_min=negative_or_zero_ints(-1))
+@given(budget=invalid.negative_or_zero_ints(), n_min=invalid.negative_or_zero_ints(-1))
 def test_allocate_budget_and_n_min_range(budget, n_min):
     assert_rejects(ValueError, "budget", sp.allocate, budget, [0.5, 0.5])
     assert_rejects(ValueError, "n_min", sp.allocate, 10, [0.5, 0.5], n_min=n_min)
@@ -340,7 +332,7 @@ def test_allocate_bad_options():
 
 
 @FAST
-@given(K=non_integers())
+@given(K=invalid.non_integers())
 def test_make_strata_bad_K(K):
     assert_rejects(TypeError, "K", sp.make_strata, [0.1, 0.2], K=K)
 
@@ -363,7 +355,7 @@ def test_neyman_variance_and_heuristic_sigma():
 
 
 @FAST
-@given(rng_=not_rngs())
+@given(rng_=invalid.not_rngs())
 def test_simulate_rng(rng_):
     assert_rejects((TypeError, ValueError), "rng", sp.simulate, n=100, N=1000, rng=rng_)
 

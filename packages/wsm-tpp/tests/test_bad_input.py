@@ -28,16 +28,7 @@ from wsm_tpp import (
     weight,
 )
 
-from papershelf_harness.suite import (
-    Array,
-    Int,
-    Mismatch,
-    Number,
-    Option,
-    OutOfRange,
-    Rng,
-    bad_input_suite,
-)
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FEW = settings(max_examples=5, deadline=None)
@@ -65,69 +56,75 @@ def _ids(cases):
 
 # --- real numbers: (id, name, call, none_ok) ----------------------------------------------
 NUMBERS = [
-    Number(
+    suite.Number(
         "simulate_hawkes.mu",
         "mu",
         lambda v: simulate_hawkes(v, 0.5, 1.0, 5.0, rng=0),
         none_ok=False,
     ),
-    Number(
+    suite.Number(
         "simulate_hawkes.A", "A", lambda v: simulate_hawkes(0.5, v, 1.0, 5.0, rng=0), none_ok=False
     ),
-    Number(
+    suite.Number(
         "simulate_hawkes.beta",
         "beta",
         lambda v: simulate_hawkes(0.5, 0.5, v, 5.0, rng=0),
         none_ok=False,
     ),
-    Number(
+    suite.Number(
         "simulate_hawkes.T", "T", lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0), none_ok=False
     ),
-    Number(
+    suite.Number(
         "simulate_hawkes.sigma",
         "sigma",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=v, rng=0),
         none_ok=True,
     ),
-    Number(
+    suite.Number(
         "simulate_poisson.rate_fn",
         "rate_fn",
         lambda v: simulate_poisson(v, 5.0, rng=0),
         none_ok=False,
     ),
-    Number("simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), none_ok=False),
-    Number(
+    suite.Number(
+        "simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), none_ok=False
+    ),
+    suite.Number(
         "simulate_poisson.rate_max",
         "rate_max",
         lambda v: simulate_poisson(lambda t: 1.0 + 0 * t, 5.0, rng=0, rate_max=v),
         none_ok=True,
     ),
-    Number("weight.T", "T", lambda v: weight(TIMES, 0.0, v), none_ok=False),
-    Number("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), none_ok=False),
-    Number("fit.T", "T", lambda v: _fit(T=v), none_ok=True),
-    Number("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), none_ok=False),
-    Number("fit.sigma.awsm", "sigma", lambda v: _fit(sigma=v), none_ok=False),
-    Number("fit.tol", "tol", lambda v: _fit(tol=v), none_ok=False),
-    Number(
+    suite.Number("weight.T", "T", lambda v: weight(TIMES, 0.0, v), none_ok=False),
+    suite.Number("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), none_ok=False),
+    suite.Number("fit.T", "T", lambda v: _fit(T=v), none_ok=True),
+    suite.Number("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), none_ok=False),
+    suite.Number("fit.sigma.awsm", "sigma", lambda v: _fit(sigma=v), none_ok=False),
+    suite.Number("fit.tol", "tol", lambda v: _fit(tol=v), none_ok=False),
+    suite.Number(
         "objective.mark_coef",
         "mark_coef",
         lambda v: objective(EXP2, [SEQ2], T=10.0, mark_coef=v),
         none_ok=False,
     ),
-    Number(
+    suite.Number(
         "objective.sigma",
         "sigma",
         lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, sigma=v),
         none_ok=False,
     ),
-    Number("objective.T", "T", lambda v: objective(EXP1, [SEQ1], T=v), none_ok=True),
-    Number("log_likelihood.T", "T", lambda v: log_likelihood(EXP1, [SEQ1], T=v), none_ok=True),
-    Number("type_accuracy.T", "T", lambda v: type_accuracy(EXP2, [SEQ2], T=v), none_ok=True),
-    Number("ExpHawkes.score_terms.T", "T", lambda v: EXP1.score_terms(SEQ1, T=v), none_ok=True),
-    Number("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), none_ok=True),
-    Number("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), none_ok=False),
-    Number("GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), none_ok=False),
-    Number(
+    suite.Number("objective.T", "T", lambda v: objective(EXP1, [SEQ1], T=v), none_ok=True),
+    suite.Number(
+        "log_likelihood.T", "T", lambda v: log_likelihood(EXP1, [SEQ1], T=v), none_ok=True
+    ),
+    suite.Number("type_accuracy.T", "T", lambda v: type_accuracy(EXP2, [SEQ2], T=v), none_ok=True),
+    suite.Number(
+        "ExpHawkes.score_terms.T", "T", lambda v: EXP1.score_terms(SEQ1, T=v), none_ok=True
+    ),
+    suite.Number("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), none_ok=True),
+    suite.Number("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), none_ok=False),
+    suite.Number("GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), none_ok=False),
+    suite.Number(
         "InhomogeneousPoisson.scale",
         "scale",
         lambda v: InhomogeneousPoisson(2, scale=v),
@@ -142,97 +139,99 @@ def _floats(lo=None, hi=None):
 
 # --- numbers out of range: (id, name, call, strategy) ------------------------------------------
 OUT_OF_RANGE = [
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_hawkes.mu",
         "mu",
         lambda v: simulate_hawkes(v, 0.5, 1.0, 5.0, rng=0),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_hawkes.A",
         "A",
         lambda v: simulate_hawkes(0.5, v, 1.0, 5.0, rng=0),
         _floats(hi=-1e-9),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_hawkes.beta",
         "beta",
         lambda v: simulate_hawkes(0.5, 0.5, v, 5.0, rng=0),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_hawkes.T",
         "T",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_hawkes.sigma",
         "sigma",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=v, rng=0),
         _floats(hi=0.0),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_poisson.rate_fn",
         "rate_fn",
         lambda v: simulate_poisson(v, 5.0, rng=0),
         _floats(hi=-1e-9),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), _floats(hi=0.0)
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "simulate_poisson.rate_max",
         "rate_max",
         lambda v: simulate_poisson(lambda t: 0 * t, 5.0, rng=0, rate_max=v),
         _floats(hi=0.0),
     ),
-    OutOfRange("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), _floats(hi=-1e-9)),
-    OutOfRange("fit.T", "T", lambda v: _fit(T=v), _floats(hi=1.999)),
-    OutOfRange("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), _floats(hi=0.0)),
-    OutOfRange("fit.tol", "tol", lambda v: _fit(tol=v), _floats(hi=-1e-9)),
-    OutOfRange(
+    suite.OutOfRange("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), _floats(hi=-1e-9)),
+    suite.OutOfRange("fit.T", "T", lambda v: _fit(T=v), _floats(hi=1.999)),
+    suite.OutOfRange("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), _floats(hi=0.0)),
+    suite.OutOfRange("fit.tol", "tol", lambda v: _fit(tol=v), _floats(hi=-1e-9)),
+    suite.OutOfRange(
         "objective.mark_coef",
         "mark_coef",
         lambda v: objective(EXP2, [SEQ2], T=10.0, mark_coef=v),
         _floats(hi=-1e-9),
     ),
-    OutOfRange(
+    suite.OutOfRange(
         "log_likelihood.T", "T", lambda v: log_likelihood(EXP1, [SEQ1], T=v), _floats(hi=1.999)
     ),
-    OutOfRange("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), _floats(hi=0.0)),
-    OutOfRange("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), _floats(hi=-1e-9)),
-    OutOfRange("GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), _floats(hi=0.0)),
-    OutOfRange(
+    suite.OutOfRange("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), _floats(hi=0.0)),
+    suite.OutOfRange("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), _floats(hi=-1e-9)),
+    suite.OutOfRange(
+        "GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), _floats(hi=0.0)
+    ),
+    suite.OutOfRange(
         "InhomogeneousPoisson.scale",
         "scale",
         lambda v: InhomogeneousPoisson(2, scale=v),
         _floats(hi=0.0),
     ),
-    OutOfRange("weight.T<t", "T", lambda v: weight(TIMES, 0.0, v), _floats(0.0, 1.999)),
+    suite.OutOfRange("weight.T<t", "T", lambda v: weight(TIMES, 0.0, v), _floats(0.0, 1.999)),
 ]
 
 
 # --- integers: (id, name, call, minimum) -------------------------------------------------------
 INTS = [
-    Int(
+    suite.Int(
         "simulate_hawkes.max_events",
         "max_events",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, rng=0, max_events=v),
         minimum=1,
     ),
-    Int("fit.maxiter", "maxiter", lambda v: _fit(maxiter=v), minimum=1),
-    Int("fit.n_noise", "n_noise", lambda v: _fit(method="dsm", n_noise=v), minimum=1),
-    Int(
+    suite.Int("fit.maxiter", "maxiter", lambda v: _fit(maxiter=v), minimum=1),
+    suite.Int("fit.n_noise", "n_noise", lambda v: _fit(method="dsm", n_noise=v), minimum=1),
+    suite.Int(
         "objective.n_noise",
         "n_noise",
         lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, n_noise=v),
         minimum=1,
     ),
-    Int("ExpHawkes.K", "K", lambda v: ExpHawkes(v), minimum=1),
-    Int("GaussHawkes.K", "K", lambda v: GaussHawkes(v), minimum=1),
-    Int("InhomogeneousPoisson.basis", "basis", lambda v: InhomogeneousPoisson(v), minimum=0),
-    Int(
+    suite.Int("ExpHawkes.K", "K", lambda v: ExpHawkes(v), minimum=1),
+    suite.Int("GaussHawkes.K", "K", lambda v: GaussHawkes(v), minimum=1),
+    suite.Int("InhomogeneousPoisson.basis", "basis", lambda v: InhomogeneousPoisson(v), minimum=0),
+    suite.Int(
         "InhomogeneousPoisson.n_quad",
         "n_quad",
         lambda v: InhomogeneousPoisson(1, n_quad=v),
@@ -248,7 +247,7 @@ def test_non_bool_flag_is_a_type_error(value):
 
 # --- arrays: (id, name, call, good shape, allowed ndims, empty_ok) -----------------------------
 ARRAYS = [
-    Array(
+    suite.Array(
         "simulate_hawkes.mu[K]",
         "mu",
         lambda v: simulate_hawkes(v, np.zeros((2, 2)), 1.0, 5.0, rng=0),
@@ -256,7 +255,7 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "simulate_hawkes.A[K,K]",
         "A",
         lambda v: simulate_hawkes(np.ones(2), v, 1.0, 5.0, rng=0),
@@ -264,12 +263,16 @@ ARRAYS = [
         (2,),
         empty_ok=False,
     ),
-    Array("weight.t", "t", lambda v: weight(v, 0.0, 100.0), (3,), (1,), empty_ok=False),
-    Array("weight.tprev", "tprev", lambda v: weight(TIMES, v, 100.0), (3,), (0, 1), empty_ok=False),
-    Array("weight.T[M]", "T", lambda v: weight(TIMES, 0.0, v), (3,), (0, 1), empty_ok=False),
-    Array("fit.seqs.times", "seqs", lambda v: _fit(seqs=[v]), (3,), (1,), empty_ok=False),
-    Array("fit.T[S]", "T", lambda v: _fit(seqs=[SEQ1, SEQ1], T=v), (2,), (0, 1), empty_ok=False),
-    Array(
+    suite.Array("weight.t", "t", lambda v: weight(v, 0.0, 100.0), (3,), (1,), empty_ok=False),
+    suite.Array(
+        "weight.tprev", "tprev", lambda v: weight(TIMES, v, 100.0), (3,), (0, 1), empty_ok=False
+    ),
+    suite.Array("weight.T[M]", "T", lambda v: weight(TIMES, 0.0, v), (3,), (0, 1), empty_ok=False),
+    suite.Array("fit.seqs.times", "seqs", lambda v: _fit(seqs=[v]), (3,), (1,), empty_ok=False),
+    suite.Array(
+        "fit.T[S]", "T", lambda v: _fit(seqs=[SEQ1, SEQ1], T=v), (2,), (0, 1), empty_ok=False
+    ),
+    suite.Array(
         "objective.seqs.times",
         "seqs",
         lambda v: objective(EXP1, [v], T=10.0),
@@ -277,7 +280,7 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "log_likelihood.seqs.times",
         "seqs",
         lambda v: log_likelihood(EXP1, [v], T=10.0),
@@ -285,7 +288,7 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "type_accuracy.seqs.times",
         "seqs",
         lambda v: type_accuracy(EXP1, [v], T=10.0),
@@ -293,11 +296,11 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array("ExpHawkes.mu", "mu", lambda v: ExpHawkes(2, mu=v), (2,), (1,), empty_ok=False),
-    Array("ExpHawkes.A", "A", lambda v: ExpHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
-    Array("GaussHawkes.mu", "mu", lambda v: GaussHawkes(2, mu=v), (2,), (1,), empty_ok=False),
-    Array("GaussHawkes.A", "A", lambda v: GaussHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
-    Array(
+    suite.Array("ExpHawkes.mu", "mu", lambda v: ExpHawkes(2, mu=v), (2,), (1,), empty_ok=False),
+    suite.Array("ExpHawkes.A", "A", lambda v: ExpHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
+    suite.Array("GaussHawkes.mu", "mu", lambda v: GaussHawkes(2, mu=v), (2,), (1,), empty_ok=False),
+    suite.Array("GaussHawkes.A", "A", lambda v: GaussHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
+    suite.Array(
         "InhomogeneousPoisson.weights",
         "weights",
         lambda v: InhomogeneousPoisson(1, weights=v),
@@ -305,7 +308,7 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "ExpHawkes.intensity.t",
         "t",
         lambda v: EXP1.intensity(v, SEQ1),
@@ -313,7 +316,7 @@ ARRAYS = [
         (0, 1),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "GaussHawkes.intensity.t",
         "t",
         lambda v: GAUSS1.intensity(v, SEQ1),
@@ -321,7 +324,7 @@ ARRAYS = [
         (0, 1),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "InhomogeneousPoisson.intensity.t",
         "t",
         lambda v: POIS.intensity(v),
@@ -329,7 +332,7 @@ ARRAYS = [
         (0, 1),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "ExpHawkes.intensity.history",
         "history",
         lambda v: EXP1.intensity([3.0], v),
@@ -337,7 +340,7 @@ ARRAYS = [
         (1,),
         empty_ok=True,
     ),
-    Array(
+    suite.Array(
         "GaussHawkes.intensity.history",
         "history",
         lambda v: GAUSS1.intensity([3.0], v),
@@ -345,7 +348,7 @@ ARRAYS = [
         (1,),
         empty_ok=True,
     ),
-    Array(
+    suite.Array(
         "ExpHawkes.score_terms.seq",
         "seq",
         lambda v: EXP1.score_terms(v, T=10.0),
@@ -353,7 +356,7 @@ ARRAYS = [
         (1,),
         empty_ok=False,
     ),
-    Array(
+    suite.Array(
         "InhomogeneousPoisson.score_terms.seq",
         "seq",
         lambda v: POIS.score_terms(v, T=10.0),
@@ -411,28 +414,30 @@ def test_bad_marks(case, marks, exc):
 
 # --- sequences, windows and shapes that do not fit together -------------------------------------
 MISMATCH = [
-    Mismatch(
+    suite.Mismatch(
         "simulate_hawkes.A", "A", lambda: simulate_hawkes(np.ones(2), np.ones((3, 3)), 1.0, 5.0)
     ),
-    Mismatch(
+    suite.Mismatch(
         "simulate_hawkes.A.flat", "A", lambda: simulate_hawkes(np.ones(2), np.ones(4), 1.0, 5.0)
     ),
-    Mismatch("ExpHawkes.A.flat", "A", lambda: ExpHawkes(2, A=[1.0, 2.0, 3.0, 4.0])),
-    Mismatch("ExpHawkes.mu", "mu", lambda: ExpHawkes(2, mu=[1.0, 2.0, 3.0])),
-    Mismatch("weight.tprev", "tprev", lambda: weight(TIMES, np.zeros(2), 10.0)),
-    Mismatch("weight.tprev>t", "tprev", lambda: weight(TIMES, 1.5, 10.0)),
-    Mismatch("fit.T[S]", "T", lambda: _fit(seqs=[SEQ1, SEQ1], T=[10.0, 10.0, 10.0])),
-    Mismatch("fit.T<last", "T", lambda: _fit(T=1.0)),
-    Mismatch("fit.seqs.decreasing", "seqs", lambda: _fit(seqs=[np.array([1.0, 0.5])])),
-    Mismatch("fit.seqs.negative", "seqs", lambda: _fit(seqs=[np.array([-1.0, 0.5])])),
-    Mismatch("fit.seqs.empty-list", "seqs", lambda: _fit(seqs=[])),
-    Mismatch("fit.seqs.no-events", "seqs", lambda: _fit(seqs=[np.array([]), np.array([])])),
-    Mismatch("fit.model.K<marks", "seqs", lambda: _fit(seqs=[SEQ2], model=ExpHawkes(1, beta=2.0))),
-    Mismatch("log_likelihood.K<marks", "seqs", lambda: log_likelihood(EXP1, [SEQ2], T=10.0)),
-    Mismatch(
+    suite.Mismatch("ExpHawkes.A.flat", "A", lambda: ExpHawkes(2, A=[1.0, 2.0, 3.0, 4.0])),
+    suite.Mismatch("ExpHawkes.mu", "mu", lambda: ExpHawkes(2, mu=[1.0, 2.0, 3.0])),
+    suite.Mismatch("weight.tprev", "tprev", lambda: weight(TIMES, np.zeros(2), 10.0)),
+    suite.Mismatch("weight.tprev>t", "tprev", lambda: weight(TIMES, 1.5, 10.0)),
+    suite.Mismatch("fit.T[S]", "T", lambda: _fit(seqs=[SEQ1, SEQ1], T=[10.0, 10.0, 10.0])),
+    suite.Mismatch("fit.T<last", "T", lambda: _fit(T=1.0)),
+    suite.Mismatch("fit.seqs.decreasing", "seqs", lambda: _fit(seqs=[np.array([1.0, 0.5])])),
+    suite.Mismatch("fit.seqs.negative", "seqs", lambda: _fit(seqs=[np.array([-1.0, 0.5])])),
+    suite.Mismatch("fit.seqs.empty-list", "seqs", lambda: _fit(seqs=[])),
+    suite.Mismatch("fit.seqs.no-events", "seqs", lambda: _fit(seqs=[np.array([]), np.array([])])),
+    suite.Mismatch(
+        "fit.model.K<marks", "seqs", lambda: _fit(seqs=[SEQ2], model=ExpHawkes(1, beta=2.0))
+    ),
+    suite.Mismatch("log_likelihood.K<marks", "seqs", lambda: log_likelihood(EXP1, [SEQ2], T=10.0)),
+    suite.Mismatch(
         "InhomogeneousPoisson.weights", "weights", lambda: InhomogeneousPoisson(1, weights=[0.1])
     ),
-    Mismatch("score_terms.T<last", "T", lambda: EXP1.score_terms(SEQ1, T=1.0)),
+    suite.Mismatch("score_terms.T<last", "T", lambda: EXP1.score_terms(SEQ1, T=1.0)),
 ]
 
 
@@ -462,27 +467,27 @@ _VALID = {
     "none",
 }
 OPTIONS = [
-    Option(
+    suite.Option(
         "simulate_hawkes.kernel",
         "kernel",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel=v),
         valid=frozenset(_VALID),
     ),
-    Option("fit.method", "method", lambda v: _fit(method=v), valid=frozenset(_VALID)),
-    Option("fit.weight", "weight", lambda v: _fit(weight=v), valid=frozenset(_VALID)),
-    Option(
+    suite.Option("fit.method", "method", lambda v: _fit(method=v), valid=frozenset(_VALID)),
+    suite.Option("fit.weight", "weight", lambda v: _fit(weight=v), valid=frozenset(_VALID)),
+    suite.Option(
         "objective.method",
         "method",
         lambda v: objective(EXP1, [SEQ1], method=v, T=10.0),
         valid=frozenset(_VALID),
     ),
-    Option(
+    suite.Option(
         "objective.weight",
         "weight",
         lambda v: objective(EXP1, [SEQ1], T=10.0, weight=v),
         valid=frozenset(_VALID),
     ),
-    Option(
+    suite.Option(
         "weight.kind", "kind", lambda v: weight(TIMES, 0.0, 10.0, kind=v), valid=frozenset(_VALID)
     ),
 ]
@@ -543,16 +548,18 @@ def test_gauss_kernel_needs_sigma():
 
 # --- randomness --------------------------------------------------------------------------------
 RNGS = [
-    Rng("simulate_hawkes.rng", "rng", lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, rng=v)),
-    Rng(
+    suite.Rng("simulate_hawkes.rng", "rng", lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, rng=v)),
+    suite.Rng(
         "simulate_hawkes.gauss.rng",
         "rng",
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=0.5, rng=v),
     ),
-    Rng("simulate_poisson.rng", "rng", lambda v: simulate_poisson(1.0, 5.0, rng=v)),
-    Rng("fit.rng.dsm", "rng", lambda v: _fit(method="dsm", rng=v)),
-    Rng("fit.rng.awsm", "rng", lambda v: _fit(rng=v)),
-    Rng("objective.rng", "rng", lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, rng=v)),
+    suite.Rng("simulate_poisson.rng", "rng", lambda v: simulate_poisson(1.0, 5.0, rng=v)),
+    suite.Rng("fit.rng.dsm", "rng", lambda v: _fit(method="dsm", rng=v)),
+    suite.Rng("fit.rng.awsm", "rng", lambda v: _fit(rng=v)),
+    suite.Rng(
+        "objective.rng", "rng", lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, rng=v)
+    ),
 ]
 
 
@@ -563,5 +570,5 @@ def test_good_rng_forms_still_work():
 
 
 globals().update(
-    bad_input_suite([*NUMBERS, *OUT_OF_RANGE, *INTS, *ARRAYS, *MISMATCH, *OPTIONS, *RNGS])
+    suite.bad_input_suite([*NUMBERS, *OUT_OF_RANGE, *INTS, *ARRAYS, *MISMATCH, *OPTIONS, *RNGS])
 )

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness.strategies import non_integers, non_numeric
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 torch = pytest.importorskip("torch")
@@ -134,7 +134,7 @@ def test_bad_values_are_value_errors(name, call):
 
 
 @FEW
-@given(value=non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric_T_or_mark_coef_is_a_type_error(value):
     assert_rejects(TypeError, "T", _loss, T=value)
     assert_rejects(TypeError, "mark_coef", WSMLoss, mark_coef=value)
@@ -169,7 +169,7 @@ def test_non_string_weight_is_a_type_error():
 
 
 @FEW
-@given(value=non_integers())
+@given(value=invalid.non_integers())
 def test_gru_sizes_must_be_ints(value):
     assert_rejects(TypeError, "K", GRUIntensity, value)
     assert_rejects(TypeError, "hidden", GRUIntensity, 2, hidden=value)
