@@ -208,7 +208,7 @@ def aggregation_homophily(edge_index: Any, y: Any, *, mode: str = "soft") -> flo
     """h_agg (Luan et al. 2022) with S = (A_hat Z)(A_hat Z)^T, A_hat = D~^{-1}(A + I), Z the
     one-hot labels: the fraction h of nodes whose mean similarity to same-class nodes (itself
     included) is >= the mean to other-class nodes (``"soft"``), or whose class of largest
-    summed similarity is their own (``"hard"``), reported as max(0, 2h - 1). O(N C^2)."""
+    summed similarity is their own (``"hard"``; a tie counts for the own class), reported as max(0, 2h - 1). O(N C^2)."""
     mode = check_option(mode, "mode", ("soft", "hard"))
     y, g, c = _labelled(edge_index, y)
     _need_two_classes(c)
@@ -220,12 +220,13 @@ def aggregation_homophily(edge_index: Any, y: Any, *, mode: str = "soft") -> flo
     w = h @ (h.T @ z)  # w[v, k] = sum_{u in class k} S[v, u]
     own = w[np.arange(n), y]
     if mode == "hard":
-        frac = float(np.mean(np.argmax(w, axis=1) == y))
+        # a tie with the node's own class counts for it (rounding-proof, unlike argmax order)
+        frac = float(np.mean(own >= w.max(axis=1) * (1.0 - 1e-12)))
     else:
         size = np.bincount(y, minlength=c).astype(float)[y]
         other = w.sum(axis=1) - own
         # mean_same >= mean_other, without dividing (a class covering every node: True)
-        frac = float(np.mean(own * (n - size) >= other * size))
+        frac = float(np.mean(own * (n - size) >= other * size * (1.0 - 1e-12)))
     return max(0.0, 2.0 * frac - 1.0)
 
 
