@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from papershelf_harness import Claim, reproduce_cli
+from papershelf_harness.tiny_hf import share_weights, tiny_causal_lm
 
 PAPER = (
     "SpecExec: Massively Parallel Speculative Decoding for Interactive LLM Inference on "
@@ -45,26 +46,11 @@ def tiny_pair(n_prompts: int = 1):
     """Random-init Llamas (4-layer target, 1-layer draft sharing its embeddings, first layer and
     head) and ``n_prompts`` random 12-token prompts: the ``--quick`` test bed (no training)."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.set_num_threads(1)
-
-    def make(layers):
-        torch.manual_seed(0)
-        cfg = LlamaConfig(
-            vocab_size=64,
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=layers,
-            num_attention_heads=4,
-            num_key_value_heads=2,
-            max_position_embeddings=512,
-        )
-        return LlamaForCausalLM(cfg).eval()
-
-    target, draft = make(4), make(1)
-    sd = {k: v for k, v in target.state_dict().items() if k in draft.state_dict()}
-    draft.load_state_dict(sd)
+    target = tiny_causal_lm("llama", n_layers=4, seed=0, max_position_embeddings=512)
+    draft = tiny_causal_lm("llama", n_layers=1, seed=0, max_position_embeddings=512)
+    draft = share_weights(target, draft)
     rng = np.random.default_rng(0)
     return target, draft, [rng.integers(0, 64, 12).tolist() for _ in range(n_prompts)]
 

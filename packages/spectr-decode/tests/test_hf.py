@@ -14,22 +14,21 @@ torch = pytest.importorskip("torch")
 import spectr_decode as sd  # noqa: E402
 from spectr_decode.decode import _HFLM, _CallableLM  # noqa: E402
 
+from papershelf_harness.tiny_hf import tiny_causal_lm  # noqa: E402
+
 V = 64
 
 
 def _llama(layers, seed, init=0.2):
-    torch.manual_seed(seed)
-    cfg = transformers.LlamaConfig(
-        vocab_size=V,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
-        max_position_embeddings=256,
+    return tiny_causal_lm(
+        "llama",
+        n_layers=layers,
+        seed=seed,
+        vocab=V,
+        num_key_value_heads=4,
         initializer_range=init,
         tie_word_embeddings=False,
     )
-    return transformers.LlamaForCausalLM(cfg).eval()
 
 
 @pytest.fixture(scope="module")
@@ -143,32 +142,7 @@ def test_vocab_mismatch_and_bad_prompt_give_clear_errors(pair):
 def _windowed(kind, layers, seed, window=8):
     """Random-init sliding-window LMs: Mistral (every layer local) and Gemma2 / Qwen2 (local and
     global layers mixed)."""
-    torch.manual_seed(seed)
-    common = dict(
-        vocab_size=V,
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        max_position_embeddings=256,
-        sliding_window=window,
-    )
-    mixed = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
-    if kind == "mistral":
-        cfg, cls, attn = (
-            transformers.MistralConfig(**common),
-            transformers.MistralForCausalLM,
-            "sdpa",
-        )
-    elif kind == "gemma2":
-        cfg = transformers.Gemma2Config(head_dim=8, layer_types=mixed, **common)
-        cls, attn = transformers.Gemma2ForCausalLM, "eager"
-    else:
-        cfg = transformers.Qwen2Config(use_sliding_window=True, max_window_layers=1, **common)
-        cls, attn = transformers.Qwen2ForCausalLM, "sdpa"
-    cfg._attn_implementation = attn
-    return cls(cfg).eval()
+    return tiny_causal_lm(kind, n_layers=layers, seed=seed, vocab=V, window=window)
 
 
 @pytest.mark.parametrize("kind", ["mistral", "gemma2", "qwen2"])
