@@ -72,7 +72,7 @@ class Question:
         if not 2 <= len(options) <= 26:
             raise ValueError(f"options must hold 2..26 options, got {len(options)}")
         check_str(self.answer, "answer")
-        if self.answer not in LETTERS[: len(options)]:
+        if self.answer not in tuple(LETTERS[: len(options)]):
             raise ValueError(
                 f"answer must be one of {list(LETTERS[: len(options)])} "
                 f"for {len(options)} options, got {self.answer!r}"

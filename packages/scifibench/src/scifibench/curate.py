@@ -8,7 +8,15 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_float, check_int, check_option, check_rng, check_same_length
+from ._checks import (
+    check_array,
+    check_float,
+    check_int,
+    check_option,
+    check_rng,
+    check_same_length,
+    describe,
+)
 from ._question import LETTERS, TASKS, Question
 from ._validation import check_sequence, check_strings
 
@@ -144,7 +152,11 @@ def random_negatives(n, *, k=4, rng=None):
 
 
 def _check_neg(neg: Any, n: int, name: str = "neg") -> np.ndarray:
-    neg = check_array(neg, name, ndim=2, dtype="int")
+    neg = check_array(neg, name, ndim=2, dtype="numeric")
+    if neg.dtype.kind == "f":
+        if not np.all(neg == np.round(neg)):
+            raise TypeError(f"{name} must hold integer indices, got non-integral {describe(neg)}")
+        neg = neg.astype(np.int64)
     if neg.shape[0] != n:
         raise ValueError(f"{name} has {neg.shape[0]} rows but there are {n} items; they must match")
     if neg.min() < 0 or neg.max() >= n:
