@@ -11,25 +11,9 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import clipped_sgd as cs
 import numpy as np
 import pytest
-from clipped_sgd import (
-    ClippedSGD,
-    PlainSGD,
-    StreamingLinearRegression,
-    StreamingLogisticRegression,
-    StreamingMean,
-    clip_level,
-    clip_norm,
-    estimate_noise_trace,
-    geometric_median,
-    geometric_median_of_means,
-    heavy_tailed_noise,
-    median_of_means,
-    project_ball,
-    sample_mean,
-    strongly_convex_step,
-)
 from hypothesis import settings
 from hypothesis import strategies as st
 
@@ -45,158 +29,122 @@ S = np.tile([0, 1], 10)  # (n,) binary labels
 XS = _rng.standard_normal((10, 3))  # (n, d) for the batch baselines
 
 
-LINREG = StreamingLinearRegression().fit(X, Y)
-LOGREG = StreamingLogisticRegression().fit(X, S)
+LINREG = cs.StreamingLinearRegression().fit(X, Y)
+LOGREG = cs.StreamingLogisticRegression().fit(X, S)
 
 
 # --- real-number arguments: (id, name, call, none_ok, inf_ok) ---------------------------------
 NUMBERS = [
     suite.Number(
-        "clip_norm.level", "level", lambda v: clip_norm(np.ones(3), v), none_ok=False, inf_ok=True
+        "clip_norm.level",
+        "level",
+        lambda v: cs.clip_norm(np.ones(3), v),
+        none_ok=False,
+        inf_ok=True,
     ),
     suite.Number(
         "clip_level.noise_trace",
         "noise_trace",
-        lambda v: clip_level(v, 10),
+        lambda v: cs.clip_level(v, 10),
         none_ok=False,
         inf_ok=False,
     ),
-    suite.Number(
-        "clip_level.delta",
-        "delta",
-        lambda v: clip_level(1.0, 10, delta=v),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.Number(
-        "clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), none_ok=False, inf_ok=False
-    ),
-    suite.Number(
-        "clip_level.grad_norm_init",
-        "grad_norm_init",
-        lambda v: clip_level(1.0, 10, grad_norm_init=v),
-        none_ok=False,
-        inf_ok=False,
+    suite.keyword(suite.Number, cs.clip_level, "delta", 1.0, 10, none_ok=False, inf_ok=False),
+    suite.keyword(suite.Number, cs.clip_level, "c", 1.0, 10, none_ok=False, inf_ok=False),
+    suite.keyword(
+        suite.Number, cs.clip_level, "grad_norm_init", 1.0, 10, none_ok=False, inf_ok=False
     ),
     suite.Number(
         "strongly_convex_step.t",
         "t",
-        lambda v: strongly_convex_step(v),
+        lambda v: cs.strongly_convex_step(v),
         none_ok=False,
         inf_ok=False,
     ),
-    suite.Number(
-        "strongly_convex_step.mu",
+    suite.keyword(
+        suite.Number,
+        cs.strongly_convex_step,
         "mu",
-        lambda v: strongly_convex_step(1, mu=v, L=1e9),
+        1,
+        kwargs={"L": 1000000000.0},
         none_ok=False,
         inf_ok=False,
     ),
-    suite.Number(
-        "strongly_convex_step.L",
-        "L",
-        lambda v: strongly_convex_step(1, L=v),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.Number(
-        "strongly_convex_step.t0",
-        "t0",
-        lambda v: strongly_convex_step(1, t0=v),
-        none_ok=True,
-        inf_ok=False,
-    ),
+    suite.keyword(suite.Number, cs.strongly_convex_step, "L", 1, none_ok=False, inf_ok=False),
+    suite.keyword(suite.Number, cs.strongly_convex_step, "t0", 1, none_ok=True, inf_ok=False),
     suite.Number(
         "project_ball.radius",
         "radius",
-        lambda v: project_ball(np.ones(2), v),
+        lambda v: cs.project_ball(np.ones(2), v),
         none_ok=False,
         inf_ok=False,
     ),
-    suite.Number(
-        "ClippedSGD.mu", "mu", lambda v: ClippedSGD(2, mu=v, L=1e9), none_ok=False, inf_ok=False
+    suite.keyword(
+        suite.Number,
+        cs.ClippedSGD,
+        "mu",
+        2,
+        kwargs={"L": 1000000000.0},
+        none_ok=False,
+        inf_ok=False,
     ),
-    suite.Number("ClippedSGD.L", "L", lambda v: ClippedSGD(2, L=v), none_ok=False, inf_ok=False),
-    suite.Number("ClippedSGD.t0", "t0", lambda v: ClippedSGD(2, t0=v), none_ok=True, inf_ok=False),
-    suite.Number(
-        "ClippedSGD.lr", "lr", lambda v: ClippedSGD(2, step=0.1, lr=v), none_ok=True, inf_ok=False
+    suite.keyword(suite.Number, cs.ClippedSGD, "L", 2, none_ok=False, inf_ok=False),
+    suite.keyword(suite.Number, cs.ClippedSGD, "t0", 2, none_ok=True, inf_ok=False),
+    suite.keyword(
+        suite.Number, cs.ClippedSGD, "lr", 2, kwargs={"step": 0.1}, none_ok=True, inf_ok=False
     ),
-    suite.Number(
-        "ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), none_ok=True, inf_ok=True
-    ),
-    suite.Number(
-        "PlainSGD.mu", "mu", lambda v: PlainSGD(2, mu=v, L=1e9), none_ok=False, inf_ok=False
+    suite.keyword(suite.Number, cs.ClippedSGD, "clip", 2, none_ok=True, inf_ok=True),
+    suite.keyword(
+        suite.Number, cs.PlainSGD, "mu", 2, kwargs={"L": 1000000000.0}, none_ok=False, inf_ok=False
     ),
     suite.Number(
         "ClippedSGD.projection.radius",
         "projection",
-        lambda v: ClippedSGD(2, projection=("ball", v)),
+        lambda v: cs.ClippedSGD(2, projection=("ball", v)),
         none_ok=False,
         inf_ok=False,
     ),
-    suite.Number(
-        "median_of_means.delta",
-        "delta",
-        lambda v: median_of_means(XS, delta=v),
-        none_ok=False,
-        inf_ok=False,
+    suite.keyword(suite.Number, cs.median_of_means, "delta", XS, none_ok=False, inf_ok=False),
+    suite.keyword(
+        suite.Number, cs.geometric_median_of_means, "delta", XS, none_ok=False, inf_ok=False
     ),
-    suite.Number(
-        "geometric_median_of_means.delta",
-        "delta",
-        lambda v: geometric_median_of_means(XS, delta=v),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.Number(
-        "geometric_median.tol",
-        "tol",
-        lambda v: geometric_median(XS, tol=v),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.Number(
-        "heavy_tailed_noise.tail",
-        "tail",
-        lambda v: heavy_tailed_noise(3, tail=v),
-        none_ok=False,
-        inf_ok=False,
-    ),
+    suite.keyword(suite.Number, cs.geometric_median, "tol", XS, none_ok=False, inf_ok=False),
+    suite.keyword(suite.Number, cs.heavy_tailed_noise, "tail", 3, none_ok=False, inf_ok=False),
     suite.Number(
         "StreamingMean.clip",
         "clip",
-        lambda v: StreamingMean(clip=v).fit(X),
+        lambda v: cs.StreamingMean(clip=v).fit(X),
         none_ok=True,
         inf_ok=True,
     ),
     suite.Number(
         "StreamingMean.delta",
         "delta",
-        lambda v: StreamingMean(delta=v).fit(X),
+        lambda v: cs.StreamingMean(delta=v).fit(X),
         none_ok=False,
         inf_ok=False,
     ),
     suite.Number(
-        "StreamingMean.c", "c", lambda v: StreamingMean(c=v).fit(X), none_ok=False, inf_ok=False
+        "StreamingMean.c", "c", lambda v: cs.StreamingMean(c=v).fit(X), none_ok=False, inf_ok=False
     ),
     suite.Number(
         "StreamingLinearRegression.mu",
         "mu",
-        lambda v: StreamingLinearRegression(mu=v, L=1e9).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(mu=v, L=1e9).fit(X, Y),
         none_ok=False,
         inf_ok=False,
     ),
     suite.Number(
         "StreamingLinearRegression.L",
         "L",
-        lambda v: StreamingLinearRegression(mu=1e-9, L=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(mu=1e-9, L=v).fit(X, Y),
         none_ok=False,
         inf_ok=False,
     ),
     suite.Number(
         "StreamingLogisticRegression.c",
         "c",
-        lambda v: StreamingLogisticRegression(c=v).fit(X, S),
+        lambda v: cs.StreamingLogisticRegression(c=v).fit(X, S),
         none_ok=False,
         inf_ok=False,
     ),
@@ -210,101 +158,118 @@ def _floats(lo=None, hi=None):
 
 OUT_OF_RANGE = [
     suite.OutOfRange(
-        "clip_norm.level", "level", lambda v: clip_norm(np.ones(3), v), _floats(hi=0.0)
+        "clip_norm.level", "level", lambda v: cs.clip_norm(np.ones(3), v), _floats(hi=0.0)
     ),
     suite.OutOfRange(
-        "clip_level.noise_trace", "noise_trace", lambda v: clip_level(v, 10), _floats(hi=-1e-9)
+        "clip_level.noise_trace", "noise_trace", lambda v: cs.clip_level(v, 10), _floats(hi=-1e-9)
+    ),
+    suite.keyword(
+        suite.OutOfRange,
+        cs.clip_level,
+        "delta",
+        1.0,
+        10,
+        id="clip_level.delta<=0",
+        values=_floats(hi=0.0),
+    ),
+    suite.keyword(
+        suite.OutOfRange,
+        cs.clip_level,
+        "delta",
+        1.0,
+        10,
+        id="clip_level.delta>=1",
+        values=_floats(lo=1.0),
+    ),
+    suite.keyword(suite.OutOfRange, cs.clip_level, "c", 1.0, 10, values=_floats(hi=0.0)),
+    suite.keyword(
+        suite.OutOfRange, cs.clip_level, "grad_norm_init", 1.0, 10, values=_floats(hi=-1e-09)
     ),
     suite.OutOfRange(
-        "clip_level.delta<=0", "delta", lambda v: clip_level(1.0, 10, delta=v), _floats(hi=0.0)
+        "strongly_convex_step.t", "t", lambda v: cs.strongly_convex_step(v), _floats(hi=0.999)
     ),
-    suite.OutOfRange(
-        "clip_level.delta>=1", "delta", lambda v: clip_level(1.0, 10, delta=v), _floats(lo=1.0)
-    ),
-    suite.OutOfRange("clip_level.c", "c", lambda v: clip_level(1.0, 10, c=v), _floats(hi=0.0)),
-    suite.OutOfRange(
-        "clip_level.grad_norm_init",
-        "grad_norm_init",
-        lambda v: clip_level(1.0, 10, grad_norm_init=v),
-        _floats(hi=-1e-9),
-    ),
-    suite.OutOfRange(
-        "strongly_convex_step.t", "t", lambda v: strongly_convex_step(v), _floats(hi=0.999)
-    ),
-    suite.OutOfRange(
-        "strongly_convex_step.mu", "mu", lambda v: strongly_convex_step(1, mu=v), _floats(hi=0.0)
-    ),
-    suite.OutOfRange(
-        "strongly_convex_step.L<mu",
+    suite.keyword(suite.OutOfRange, cs.strongly_convex_step, "mu", 1, values=_floats(hi=0.0)),
+    suite.keyword(
+        suite.OutOfRange,
+        cs.strongly_convex_step,
         "L",
-        lambda v: strongly_convex_step(1, mu=2.0, L=v),
-        _floats(1e-6, 1.999),
+        1,
+        kwargs={"mu": 2.0},
+        id="strongly_convex_step.L<mu",
+        values=_floats(1e-06, 1.999),
     ),
+    suite.keyword(suite.OutOfRange, cs.strongly_convex_step, "t0", 1, values=_floats(hi=-1.0)),
     suite.OutOfRange(
-        "strongly_convex_step.t0", "t0", lambda v: strongly_convex_step(1, t0=v), _floats(hi=-1.0)
+        "project_ball.radius", "radius", lambda v: cs.project_ball(np.ones(2), v), _floats(hi=0.0)
     ),
-    suite.OutOfRange(
-        "project_ball.radius", "radius", lambda v: project_ball(np.ones(2), v), _floats(hi=0.0)
+    suite.keyword(suite.OutOfRange, cs.ClippedSGD, "mu", 2, values=_floats(hi=0.0)),
+    suite.keyword(
+        suite.OutOfRange,
+        cs.ClippedSGD,
+        "L",
+        2,
+        kwargs={"mu": 2.0},
+        id="ClippedSGD.L<mu",
+        values=_floats(1e-06, 1.999),
     ),
-    suite.OutOfRange("ClippedSGD.mu", "mu", lambda v: ClippedSGD(2, mu=v), _floats(hi=0.0)),
-    suite.OutOfRange(
-        "ClippedSGD.L<mu", "L", lambda v: ClippedSGD(2, mu=2.0, L=v), _floats(1e-6, 1.999)
+    suite.keyword(
+        suite.OutOfRange,
+        cs.ClippedSGD,
+        "lr",
+        2,
+        kwargs={"step": "constant"},
+        values=_floats(hi=0.0),
     ),
-    suite.OutOfRange(
-        "ClippedSGD.lr", "lr", lambda v: ClippedSGD(2, step="constant", lr=v), _floats(hi=0.0)
-    ),
-    suite.OutOfRange("ClippedSGD.step", "step", lambda v: ClippedSGD(2, step=v), _floats(hi=0.0)),
-    suite.OutOfRange("ClippedSGD.clip", "clip", lambda v: ClippedSGD(2, clip=v), _floats(hi=0.0)),
+    suite.keyword(suite.OutOfRange, cs.ClippedSGD, "step", 2, values=_floats(hi=0.0)),
+    suite.keyword(suite.OutOfRange, cs.ClippedSGD, "clip", 2, values=_floats(hi=0.0)),
     suite.OutOfRange(
         "ClippedSGD.projection.radius",
         "projection",
-        lambda v: ClippedSGD(2, projection=("ball", v)),
+        lambda v: cs.ClippedSGD(2, projection=("ball", v)),
+        _floats(hi=0.0),
+    ),
+    suite.keyword(suite.OutOfRange, cs.median_of_means, "delta", XS, values=_floats(lo=1.0)),
+    suite.keyword(suite.OutOfRange, cs.geometric_median, "tol", XS, values=_floats(hi=-1e-09)),
+    *(
+        suite.keyword(
+            suite.OutOfRange,
+            cs.heavy_tailed_noise,
+            "tail",
+            3,
+            kwargs={"kind": kind},
+            id=f"heavy_tailed_noise.tail.{kind}",
+            values=_floats(hi=hi),
+        )
+        for kind, hi in [("student_t", 2.0), ("pareto", 2.0), ("lognormal", 0.0)]
+    ),
+    suite.OutOfRange(
+        "StreamingMean.clip", "clip", lambda v: cs.StreamingMean(clip=v).fit(X), _floats(hi=0.0)
+    ),
+    suite.OutOfRange(
+        "StreamingMean.delta>=1",
+        "delta",
+        lambda v: cs.StreamingMean(delta=v).fit(X),
+        _floats(lo=1.0),
+    ),
+    suite.OutOfRange(
+        "StreamingMean.delta<=0",
+        "delta",
+        lambda v: cs.StreamingMean(delta=v).fit(X),
         _floats(hi=0.0),
     ),
     suite.OutOfRange(
-        "median_of_means.delta", "delta", lambda v: median_of_means(XS, delta=v), _floats(lo=1.0)
+        "StreamingMean.c", "c", lambda v: cs.StreamingMean(c=v).fit(X), _floats(hi=0.0)
     ),
-    suite.OutOfRange(
-        "geometric_median.tol", "tol", lambda v: geometric_median(XS, tol=v), _floats(hi=-1e-9)
-    ),
-    suite.OutOfRange(
-        "heavy_tailed_noise.tail.student_t",
-        "tail",
-        lambda v: heavy_tailed_noise(3, kind="student_t", tail=v),
-        _floats(hi=2.0),
-    ),
-    suite.OutOfRange(
-        "heavy_tailed_noise.tail.pareto",
-        "tail",
-        lambda v: heavy_tailed_noise(3, kind="pareto", tail=v),
-        _floats(hi=2.0),
-    ),
-    suite.OutOfRange(
-        "heavy_tailed_noise.tail.lognormal",
-        "tail",
-        lambda v: heavy_tailed_noise(3, kind="lognormal", tail=v),
-        _floats(hi=0.0),
-    ),
-    suite.OutOfRange(
-        "StreamingMean.clip", "clip", lambda v: StreamingMean(clip=v).fit(X), _floats(hi=0.0)
-    ),
-    suite.OutOfRange(
-        "StreamingMean.delta>=1", "delta", lambda v: StreamingMean(delta=v).fit(X), _floats(lo=1.0)
-    ),
-    suite.OutOfRange(
-        "StreamingMean.delta<=0", "delta", lambda v: StreamingMean(delta=v).fit(X), _floats(hi=0.0)
-    ),
-    suite.OutOfRange("StreamingMean.c", "c", lambda v: StreamingMean(c=v).fit(X), _floats(hi=0.0)),
     suite.OutOfRange(
         "StreamingLinearRegression.mu",
         "mu",
-        lambda v: StreamingLinearRegression(mu=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(mu=v).fit(X, Y),
         _floats(hi=0.0),
     ),
     suite.OutOfRange(
         "StreamingLinearRegression.L<mu",
         "L",
-        lambda v: StreamingLinearRegression(mu=2.0, L=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(mu=2.0, L=v).fit(X, Y),
         _floats(1e-6, 1.999),
     ),
 ]
@@ -312,88 +277,64 @@ OUT_OF_RANGE = [
 
 # --- integer arguments: (id, name, call, minimum, none_ok) ------------------------------------
 INTS = [
-    suite.Int("ClippedSGD.dim", "dim", lambda v: ClippedSGD(v), minimum=1, none_ok=False),
-    suite.Int("PlainSGD.dim", "dim", lambda v: PlainSGD(v), minimum=1, none_ok=False),
+    suite.Int("ClippedSGD.dim", "dim", lambda v: cs.ClippedSGD(v), minimum=1, none_ok=False),
+    suite.Int("PlainSGD.dim", "dim", lambda v: cs.PlainSGD(v), minimum=1, none_ok=False),
     suite.Int(
         "ClippedSGD.current_clip_level.t",
         "t",
-        lambda v: ClippedSGD(2).current_clip_level(v),
+        lambda v: cs.ClippedSGD(2).current_clip_level(v),
         minimum=1,
         none_ok=True,
     ),
     suite.Int(
-        "clip_level.horizon", "horizon", lambda v: clip_level(1.0, v), minimum=1, none_ok=False
+        "clip_level.horizon", "horizon", lambda v: cs.clip_level(1.0, v), minimum=1, none_ok=False
+    ),
+    suite.keyword(suite.Int, cs.estimate_noise_trace, "n_blocks", XS, minimum=1, none_ok=True),
+    suite.keyword(suite.Int, cs.median_of_means, "n_blocks", XS, minimum=1, none_ok=True),
+    suite.keyword(suite.Int, cs.geometric_median_of_means, "n_blocks", XS, minimum=1, none_ok=True),
+    suite.keyword(suite.Int, cs.geometric_median, "max_iter", XS, minimum=1, none_ok=False),
+    suite.keyword(
+        suite.Int, cs.geometric_median_of_means, "max_iter", XS, minimum=1, none_ok=False
     ),
     suite.Int(
-        "estimate_noise_trace.n_blocks",
-        "n_blocks",
-        lambda v: estimate_noise_trace(XS, n_blocks=v),
-        minimum=1,
-        none_ok=True,
-    ),
-    suite.Int(
-        "median_of_means.n_blocks",
-        "n_blocks",
-        lambda v: median_of_means(XS, n_blocks=v),
-        minimum=1,
-        none_ok=True,
-    ),
-    suite.Int(
-        "geometric_median_of_means.n_blocks",
-        "n_blocks",
-        lambda v: geometric_median_of_means(XS, n_blocks=v),
-        minimum=1,
-        none_ok=True,
-    ),
-    suite.Int(
-        "geometric_median.max_iter",
-        "max_iter",
-        lambda v: geometric_median(XS, max_iter=v),
-        minimum=1,
+        "heavy_tailed_noise.size",
+        "size",
+        lambda v: cs.heavy_tailed_noise(v),
+        minimum=0,
         none_ok=False,
-    ),
-    suite.Int(
-        "geometric_median_of_means.max_iter",
-        "max_iter",
-        lambda v: geometric_median_of_means(XS, max_iter=v),
-        minimum=1,
-        none_ok=False,
-    ),
-    suite.Int(
-        "heavy_tailed_noise.size", "size", lambda v: heavy_tailed_noise(v), minimum=0, none_ok=False
     ),
     suite.Int(
         "heavy_tailed_noise.size[i]",
         "size",
-        lambda v: heavy_tailed_noise((2, v)),
+        lambda v: cs.heavy_tailed_noise((2, v)),
         minimum=0,
         none_ok=False,
     ),
     suite.Int(
         "StreamingMean.batch_size",
         "batch_size",
-        lambda v: StreamingMean(batch_size=v).fit(X),
+        lambda v: cs.StreamingMean(batch_size=v).fit(X),
         minimum=1,
         none_ok=False,
     ),
     suite.Int(
         "StreamingMean.horizon",
         "horizon",
-        lambda v: StreamingMean(horizon=v).partial_fit(X),
+        lambda v: cs.StreamingMean(horizon=v).partial_fit(X),
         minimum=1,
         none_ok=True,
     ),
     suite.Int(
         "StreamingLinearRegression.batch_size",
         "batch_size",
-        lambda v: StreamingLinearRegression(batch_size=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(batch_size=v).fit(X, Y),
         minimum=1,
         none_ok=False,
     ),
     suite.Int(
         "StreamingLogisticRegression.horizon",
         "horizon",
-        lambda v: StreamingLogisticRegression(horizon=v).partial_fit(X, S, classes=[0, 1]),
+        lambda v: cs.StreamingLogisticRegression(horizon=v).partial_fit(X, S, classes=[0, 1]),
         minimum=1,
         none_ok=True,
     ),
@@ -402,78 +343,94 @@ INTS = [
 
 def test_more_blocks_than_rows_is_a_value_error():
     # n_blocks > n used to be capped at n silently
-    for fn in (median_of_means, geometric_median_of_means, estimate_noise_trace):
+    for fn in (cs.median_of_means, cs.geometric_median_of_means, cs.estimate_noise_trace):
         assert_rejects(ValueError, "n_blocks", fn, XS, n_blocks=XS.shape[0] + 1)
 
 
 # --- bool flags -------------------------------------------------------------------------------
 BOOLS = [
-    suite.Flag("ClippedSGD.average", "average", lambda v: ClippedSGD(2, average=v)),
-    suite.Flag("StreamingMean.average", "average", lambda v: StreamingMean(average=v).fit(X)),
-    suite.Flag("StreamingMean.shuffle", "shuffle", lambda v: StreamingMean(shuffle=v).fit(X)),
+    suite.keyword(suite.Flag, cs.ClippedSGD, "average", 2),
+    suite.Flag("StreamingMean.average", "average", lambda v: cs.StreamingMean(average=v).fit(X)),
+    suite.Flag("StreamingMean.shuffle", "shuffle", lambda v: cs.StreamingMean(shuffle=v).fit(X)),
     suite.Flag(
         "StreamingLinearRegression.fit_intercept",
         "fit_intercept",
-        lambda v: StreamingLinearRegression(fit_intercept=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(fit_intercept=v).fit(X, Y),
     ),
     suite.Flag(
         "StreamingLogisticRegression.fit_intercept",
         "fit_intercept",
-        lambda v: StreamingLogisticRegression(fit_intercept=v).fit(X, S),
+        lambda v: cs.StreamingLogisticRegression(fit_intercept=v).fit(X, S),
     ),
 ]
 
 
 # --- array arguments: (id, name, call, good shape, allowed ndims, none_ok) --------------------
 ARRAYS = [
-    suite.Array("clip_norm.v", "v", lambda v: clip_norm(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False),
     suite.Array(
-        "project_ball.x", "x", lambda v: project_ball(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
+        "clip_norm.v", "v", lambda v: cs.clip_norm(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
     ),
     suite.Array(
-        "project_ball.center",
+        "project_ball.x", "x", lambda v: cs.project_ball(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
+    ),
+    suite.keyword(
+        suite.Array,
+        cs.project_ball,
         "center",
-        lambda v: project_ball(np.ones(3), 1.0, center=v),
-        (3,),
-        (1,),
+        np.ones(3),
+        1.0,
+        shape=(3,),
+        ndims=(1,),
         none_ok=True,
     ),
     suite.Array(
         "estimate_noise_trace.G",
         "G",
-        lambda v: estimate_noise_trace(v),
+        lambda v: cs.estimate_noise_trace(v),
         (10, 3),
         (2,),
         none_ok=False,
     ),
-    suite.Array("sample_mean.X", "X", lambda v: sample_mean(v), (10, 3), (2, 3, 4), none_ok=False),
     suite.Array(
-        "median_of_means.X", "X", lambda v: median_of_means(v), (10, 3), (2, 3, 4), none_ok=False
+        "sample_mean.X", "X", lambda v: cs.sample_mean(v), (10, 3), (2, 3, 4), none_ok=False
     ),
     suite.Array(
-        "geometric_median.Z", "Z", lambda v: geometric_median(v), (10, 3), (2, 3, 4), none_ok=False
+        "median_of_means.X", "X", lambda v: cs.median_of_means(v), (10, 3), (2, 3, 4), none_ok=False
     ),
     suite.Array(
-        "geometric_median_of_means.X",
-        "X",
-        lambda v: geometric_median_of_means(v),
+        "geometric_median.Z",
+        "Z",
+        lambda v: cs.geometric_median(v),
         (10, 3),
         (2, 3, 4),
         none_ok=False,
     ),
     suite.Array(
-        "ClippedSGD.x0", "x0", lambda v: ClippedSGD(2, x0=v), (2,), (1, 2, 3, 4), none_ok=True
+        "geometric_median_of_means.X",
+        "X",
+        lambda v: cs.geometric_median_of_means(v),
+        (10, 3),
+        (2, 3, 4),
+        none_ok=False,
+    ),
+    suite.keyword(
+        suite.Array, cs.ClippedSGD, "x0", 2, shape=(2,), ndims=(1, 2, 3, 4), none_ok=True
     ),
     suite.Array(
-        "ClippedSGD.step.g", "g", lambda v: ClippedSGD(2).step(v), (2,), (1,), none_ok=False
+        "ClippedSGD.step.g", "g", lambda v: cs.ClippedSGD(2).step(v), (2,), (1,), none_ok=False
     ),
     suite.Array(
-        "StreamingMean.fit.X", "X", lambda v: StreamingMean().fit(v), (20, 2), (2,), none_ok=False
+        "StreamingMean.fit.X",
+        "X",
+        lambda v: cs.StreamingMean().fit(v),
+        (20, 2),
+        (2,),
+        none_ok=False,
     ),
     suite.Array(
         "StreamingMean.partial_fit.X",
         "X",
-        lambda v: StreamingMean().partial_fit(v),
+        lambda v: cs.StreamingMean().partial_fit(v),
         (20, 2),
         (2,),
         none_ok=False,
@@ -481,7 +438,7 @@ ARRAYS = [
     suite.Array(
         "StreamingLinearRegression.fit.X",
         "X",
-        lambda v: StreamingLinearRegression().fit(v, Y),
+        lambda v: cs.StreamingLinearRegression().fit(v, Y),
         (20, 2),
         (2,),
         none_ok=False,
@@ -489,7 +446,7 @@ ARRAYS = [
     suite.Array(
         "StreamingLinearRegression.fit.y",
         "y",
-        lambda v: StreamingLinearRegression().fit(X, v),
+        lambda v: cs.StreamingLinearRegression().fit(X, v),
         (20,),
         (1,),
         none_ok=True,
@@ -497,7 +454,7 @@ ARRAYS = [
     suite.Array(
         "StreamingLinearRegression.partial_fit.y",
         "y",
-        lambda v: StreamingLinearRegression().partial_fit(X, v),
+        lambda v: cs.StreamingLinearRegression().partial_fit(X, v),
         (20,),
         (1,),
         none_ok=True,
@@ -513,7 +470,7 @@ ARRAYS = [
     suite.Array(
         "StreamingLogisticRegression.fit.X",
         "X",
-        lambda v: StreamingLogisticRegression().fit(v, S),
+        lambda v: cs.StreamingLogisticRegression().fit(v, S),
         (20, 2),
         (2,),
         none_ok=False,
@@ -531,61 +488,65 @@ ARRAYS = [
 
 # --- length / shape mismatches ----------------------------------------------------------------
 MISMATCH = [
-    suite.Mismatch("ClippedSGD.step.g", "g", lambda: ClippedSGD(2).step(np.ones(3))),
-    suite.Mismatch("ClippedSGD.x0", "x0", lambda: ClippedSGD(2, x0=np.zeros((4, 3)))),
+    suite.Mismatch("ClippedSGD.step.g", "g", lambda: cs.ClippedSGD(2).step(np.ones(3))),
+    suite.Mismatch("ClippedSGD.x0", "x0", lambda: cs.ClippedSGD(2, x0=np.zeros((4, 3)))),
     suite.Mismatch(
-        "project_ball.center", "center", lambda: project_ball(np.ones(3), 1.0, center=np.ones(2))
+        "project_ball.center", "center", lambda: cs.project_ball(np.ones(3), 1.0, center=np.ones(2))
     ),
-    suite.Mismatch("clip_norm.level", "level", lambda: clip_norm(np.ones((4, 3)), np.ones(3))),
+    suite.Mismatch("clip_norm.level", "level", lambda: cs.clip_norm(np.ones((4, 3)), np.ones(3))),
     suite.Mismatch(
-        "StreamingLinearRegression.fit.y", "y", lambda: StreamingLinearRegression().fit(X, Y[:-1])
+        "StreamingLinearRegression.fit.y",
+        "y",
+        lambda: cs.StreamingLinearRegression().fit(X, Y[:-1]),
     ),
     suite.Mismatch(
         "StreamingLinearRegression.partial_fit.y",
         "y",
-        lambda: StreamingLinearRegression().partial_fit(X[:5], Y),
+        lambda: cs.StreamingLinearRegression().partial_fit(X[:5], Y),
     ),
     suite.Mismatch(
         "StreamingLogisticRegression.fit.y",
         "y",
-        lambda: StreamingLogisticRegression().fit(X, S[:7]),
+        lambda: cs.StreamingLogisticRegression().fit(X, S[:7]),
     ),
     suite.Mismatch(
-        "StreamingMean.partial_fit.X", "X", lambda: StreamingMean().fit(X).partial_fit(XS)
+        "StreamingMean.partial_fit.X", "X", lambda: cs.StreamingMean().fit(X).partial_fit(XS)
     ),
     suite.Mismatch("StreamingLinearRegression.predict.X", "X", lambda: LINREG.predict(XS)),
 ]
 
 
 def test_too_few_rows_or_labels_are_value_errors():
-    assert_rejects(ValueError, "G", estimate_noise_trace, np.ones((1, 3)))  # needs m >= 2
+    assert_rejects(ValueError, "G", cs.estimate_noise_trace, np.ones((1, 3)))  # needs m >= 2
     # clip="auto" needs a pilot of >= 2 rows
-    assert_rejects(ValueError, "samples", StreamingMean().fit, np.ones((1, 3)))
-    assert_rejects(ValueError, "y", StreamingLogisticRegression().fit, X, np.arange(20) % 3)
-    clf = StreamingLogisticRegression().partial_fit(X, S)
+    assert_rejects(ValueError, "samples", cs.StreamingMean().fit, np.ones((1, 3)))
+    assert_rejects(ValueError, "y", cs.StreamingLogisticRegression().fit, X, np.arange(20) % 3)
+    clf = cs.StreamingLogisticRegression().partial_fit(X, S)
     assert_rejects(ValueError, "y", clf.partial_fit, X[:2], [0, 5])  # a label outside classes_
 
 
 def test_missing_required_values_are_value_errors():
-    assert_rejects(ValueError, "lr", ClippedSGD, 2, step="constant")
-    assert_rejects(ValueError, "y", StreamingLinearRegression().fit, X, None)  # scikit-learn's rule
+    assert_rejects(ValueError, "lr", cs.ClippedSGD, 2, step="constant")
+    assert_rejects(
+        ValueError, "y", cs.StreamingLinearRegression().fit, X, None
+    )  # scikit-learn's rule
 
 
 def test_regression_target_of_strings_is_a_type_error():
     # used to reach numpy's lstsq: "Cannot cast ufunc 'lstsq' input 1 from dtype('<U1')"
-    assert_rejects(TypeError, "y", StreamingLinearRegression().fit, X, np.full(20, "a"))
+    assert_rejects(TypeError, "y", cs.StreamingLinearRegression().fit, X, np.full(20, "a"))
 
 
 def test_continuous_labels_name_y():
-    assert_rejects(ValueError, "y", StreamingLogisticRegression().fit, X, np.linspace(0, 1, 20))
+    assert_rejects(ValueError, "y", cs.StreamingLogisticRegression().fit, X, np.linspace(0, 1, 20))
 
 
 def test_classes_must_be_two_labels():
     assert_rejects(
-        ValueError, "classes", StreamingLogisticRegression().partial_fit, X, S, classes=[0]
+        ValueError, "classes", cs.StreamingLogisticRegression().partial_fit, X, S, classes=[0]
     )
     assert_rejects(
-        ValueError, "classes", StreamingLogisticRegression().partial_fit, X, S, classes=[[0, 1]]
+        ValueError, "classes", cs.StreamingLogisticRegression().partial_fit, X, S, classes=[[0, 1]]
     )
 
 
@@ -601,37 +562,30 @@ _OK_STRINGS = {
     "gaussian",
 }
 OPTIONS = [
-    suite.Option(
-        "ClippedSGD.step", "step", lambda v: ClippedSGD(2, step=v), valid=frozenset(_OK_STRINGS)
-    ),
+    suite.keyword(suite.Option, cs.ClippedSGD, "step", 2, valid=frozenset(_OK_STRINGS)),
     suite.Option(
         "ClippedSGD.projection",
         "projection",
-        lambda v: ClippedSGD(2, projection=(v, 1.0)),
+        lambda v: cs.ClippedSGD(2, projection=(v, 1.0)),
         valid=frozenset(_OK_STRINGS),
     ),
-    suite.Option(
-        "heavy_tailed_noise.kind",
-        "kind",
-        lambda v: heavy_tailed_noise(3, kind=v),
-        valid=frozenset(_OK_STRINGS),
-    ),
+    suite.keyword(suite.Option, cs.heavy_tailed_noise, "kind", 3, valid=frozenset(_OK_STRINGS)),
     suite.Option(
         "StreamingMean.clip",
         "clip",
-        lambda v: StreamingMean(clip=v).fit(X),
+        lambda v: cs.StreamingMean(clip=v).fit(X),
         valid=frozenset(_OK_STRINGS),
     ),
     suite.Option(
         "StreamingLinearRegression.mu",
         "mu",
-        lambda v: StreamingLinearRegression(mu=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(mu=v).fit(X, Y),
         valid=frozenset(_OK_STRINGS),
     ),
     suite.Option(
         "StreamingLogisticRegression.L",
         "L",
-        lambda v: StreamingLogisticRegression(L=v).fit(X, S),
+        lambda v: cs.StreamingLogisticRegression(L=v).fit(X, S),
         valid=frozenset(_OK_STRINGS),
     ),
 ]
@@ -641,50 +595,50 @@ OPTIONS = [dataclasses.replace(c, strings_only=False) for c in OPTIONS]
 
 def test_non_string_kind_is_a_type_error():
     for value in (5, None, 2.5, ["student_t"]):
-        assert_rejects(TypeError, "kind", heavy_tailed_noise, 3, kind=value)
+        assert_rejects(TypeError, "kind", cs.heavy_tailed_noise, 3, kind=value)
 
 
 @pytest.mark.parametrize("value", ["ball", 3.0, {"ball": 1}, ("ball",), ("ball", 1.0, 2.0)])
 def test_malformed_projection(value):
     exc = ValueError if isinstance(value, tuple) else TypeError
-    assert_rejects(exc, "projection", ClippedSGD, 2, projection=value)
+    assert_rejects(exc, "projection", cs.ClippedSGD, 2, projection=value)
 
 
 def test_non_callable_grad_fn_is_a_type_error():
-    assert_rejects(TypeError, "grad_fn", ClippedSGD(2).partial_fit, "not a function", None)
+    assert_rejects(TypeError, "grad_fn", cs.ClippedSGD(2).partial_fit, "not a function", None)
 
 
 def test_callable_clip_or_step_returning_nonsense_is_a_value_error():
     # a clip schedule returning a negative level used to flip the gradient silently, and NaN used
     # to disable clipping silently
     for bad in (-1.0, 0.0, math.nan):
-        opt = ClippedSGD(2, clip=lambda t, b=bad: b)
+        opt = cs.ClippedSGD(2, clip=lambda t, b=bad: b)
         assert_rejects(ValueError, "clip", opt.step, np.array([3.0, 4.0]))
     for bad in (-1.0, 0.0, math.nan, math.inf):
-        opt = ClippedSGD(2, step=lambda t, b=bad: b)
+        opt = cs.ClippedSGD(2, step=lambda t, b=bad: b)
         assert_rejects(ValueError, "step", opt.step, np.array([3.0, 4.0]))
 
 
 # --- randomness -------------------------------------------------------------------------------
 RNGS = [
-    suite.Rng("heavy_tailed_noise.rng", "rng", lambda v: heavy_tailed_noise(3, rng=v)),
+    suite.keyword(suite.Rng, cs.heavy_tailed_noise, "rng", 3),
     suite.Rng(
         "StreamingMean.random_state",
         "random_state",
-        lambda v: StreamingMean(shuffle=True, random_state=v).fit(X),
+        lambda v: cs.StreamingMean(shuffle=True, random_state=v).fit(X),
     ),
     suite.Rng(
         "StreamingLinearRegression.random_state",
         "random_state",
-        lambda v: StreamingLinearRegression(shuffle=True, random_state=v).fit(X, Y),
+        lambda v: cs.StreamingLinearRegression(shuffle=True, random_state=v).fit(X, Y),
     ),
 ]
 
 
 def test_good_rng_forms_still_work():
-    a = heavy_tailed_noise(4, rng=np.random.default_rng(3))
-    np.testing.assert_array_equal(a, heavy_tailed_noise(4, rng=3))
-    est = StreamingMean(shuffle=True, random_state=np.random.default_rng(1)).fit(X)
+    a = cs.heavy_tailed_noise(4, rng=np.random.default_rng(3))
+    np.testing.assert_array_equal(a, cs.heavy_tailed_noise(4, rng=3))
+    est = cs.StreamingMean(shuffle=True, random_state=np.random.default_rng(1)).fit(X)
     assert est.random_state is not None  # kept as given (scikit-learn convention)
 
 

@@ -4,24 +4,9 @@ The estimators follow scikit-learn for X and y (its own messages, which name X a
 hyper-parameters are checked in ``fit``, as scikit-learn does.
 """
 
+import dp_robust as dpr
 import numpy as np
 import pytest
-from dp_robust import (
-    DirichletProcessPosterior,
-    DPRobustLinearRegression,
-    DPRobustLogisticRegression,
-    DPRobustMean,
-    SmoothAmbiguityRisk,
-    dirichlet_weights,
-    dp_risk_moments,
-    gaussian_prior,
-    laplace_axis_prior,
-    location_gaussian_prior,
-    logistic_gaussian_prior,
-    neutral_closed_form,
-    neutral_mean_closed_form,
-    stick_breaking_weights,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -32,14 +17,14 @@ FAST = settings(max_examples=10, deadline=None)
 RNG = np.random.default_rng(0)
 X = RNG.normal(size=(12, 2))
 Y = X @ [1.0, -1.0]
-ESTIMATORS = [DPRobustLinearRegression, DPRobustLogisticRegression, DPRobustMean]
+ESTIMATORS = [dpr.DPRobustLinearRegression, dpr.DPRobustLogisticRegression, dpr.DPRobustMean]
 SMALL = dict(M=3, T=5)
 positive_bad = st.one_of(st.floats(max_value=0.0), invalid.non_finite_floats())
 
 
 def _fit(cls, **params):
     est = cls(**{**SMALL, **params})
-    return lambda: est.fit(X, Y > 0 if cls is DPRobustLogisticRegression else Y)
+    return lambda: est.fit(X, Y > 0 if cls is dpr.DPRobustLogisticRegression else Y)
 
 
 @FAST
@@ -69,7 +54,7 @@ def test_estimator_integer_types(cls, value, name):
 @FAST
 @given(value=invalid.negative_or_zero_ints(), name=st.sampled_from(["M", "T", "max_iter"]))
 def test_estimator_integer_ranges(value, name):
-    assert_rejects(ValueError, name, _fit(DPRobustLinearRegression, **{name: value}))
+    assert_rejects(ValueError, name, _fit(dpr.DPRobustLinearRegression, **{name: value}))
 
 
 @FAST
@@ -93,16 +78,16 @@ def test_estimator_options(cls):
     assert_rejects(TypeError, "method", _fit(cls, method=1))
     assert_rejects(ValueError, "prior", _fit(cls, prior="cauchy"))
     assert_rejects(TypeError, "prior", _fit(cls, prior=1.0))
-    if cls is not DPRobustMean:
+    if cls is not dpr.DPRobustMean:
         assert_rejects(TypeError, "fit_intercept", _fit(cls, fit_intercept="yes"))
 
 
 def test_estimator_specific_options():
-    assert_rejects(ValueError, "loss", _fit(DPRobustLinearRegression, loss="huber"))
-    assert_rejects(ValueError, "prior", _fit(DPRobustMean, prior="laplace-axis"))
-    assert_rejects(ValueError, "prior_mean", _fit(DPRobustMean, prior_mean=[0.0, 1.0, 2.0]))
-    assert_rejects(ValueError, "prior_mean", _fit(DPRobustMean, prior_mean=[np.nan, 0.0]))
-    assert_rejects(TypeError, "prior_mean", _fit(DPRobustMean, prior_mean="0"))
+    assert_rejects(ValueError, "loss", _fit(dpr.DPRobustLinearRegression, loss="huber"))
+    assert_rejects(ValueError, "prior", _fit(dpr.DPRobustMean, prior="laplace-axis"))
+    assert_rejects(ValueError, "prior_mean", _fit(dpr.DPRobustMean, prior_mean=[0.0, 1.0, 2.0]))
+    assert_rejects(ValueError, "prior_mean", _fit(dpr.DPRobustMean, prior_mean=[np.nan, 0.0]))
+    assert_rejects(TypeError, "prior_mean", _fit(dpr.DPRobustMean, prior_mean="0"))
 
 
 @FAST
@@ -110,11 +95,11 @@ def test_estimator_specific_options():
 @pytest.mark.parametrize("cls", ESTIMATORS)
 def test_estimator_non_finite_X(cls, value):
     # scikit-learn's validate_data: "Input X contains NaN/infinity"
-    y = Y > 0 if cls is DPRobustLogisticRegression else Y
+    y = Y > 0 if cls is dpr.DPRobustLogisticRegression else Y
     assert_rejects(ValueError, "X", cls(**SMALL).fit, value, y)
 
 
-@pytest.mark.parametrize("cls", [DPRobustLinearRegression, DPRobustLogisticRegression])
+@pytest.mark.parametrize("cls", [dpr.DPRobustLinearRegression, dpr.DPRobustLogisticRegression])
 def test_estimator_y_length(cls):
     assert_rejects(ValueError, "samples", cls(**SMALL).fit, X, Y[:5] > 0)
 
@@ -124,29 +109,29 @@ def test_estimator_y_length(cls):
 @given(value=invalid.non_integers(), name=st.sampled_from(["M", "T"]))
 def test_weight_sizes_types(value, name):
     kw = {"M": 2, "T": 3, name: value}
-    assert_rejects(TypeError, name, stick_breaking_weights, kw["M"], kw["T"], 1.0)
-    assert_rejects(TypeError, name, dirichlet_weights, kw["M"], kw["T"], 1.0)
+    assert_rejects(TypeError, name, dpr.stick_breaking_weights, kw["M"], kw["T"], 1.0)
+    assert_rejects(TypeError, name, dpr.dirichlet_weights, kw["M"], kw["T"], 1.0)
 
 
 @FAST
 @given(a=positive_bad, rng=invalid.not_rngs())
 def test_weight_values(a, rng):
-    assert_rejects(ValueError, "concentration", stick_breaking_weights, 2, 3, a)
-    assert_rejects(ValueError, "concentration", dirichlet_weights, 2, 3, a)
-    assert_rejects((TypeError, ValueError), "rng", dirichlet_weights, 2, 3, 1.0, rng=rng)
+    assert_rejects(ValueError, "concentration", dpr.stick_breaking_weights, 2, 3, a)
+    assert_rejects(ValueError, "concentration", dpr.dirichlet_weights, 2, 3, a)
+    assert_rejects((TypeError, ValueError), "rng", dpr.dirichlet_weights, 2, 3, 1.0, rng=rng)
 
 
 @FAST
 @given(scale=positive_bad, n=invalid.negative_or_zero_ints())
 def test_prior_constructors(scale, n):
-    for make in (gaussian_prior, laplace_axis_prior, logistic_gaussian_prior):
+    for make in (dpr.gaussian_prior, dpr.laplace_axis_prior, dpr.logistic_gaussian_prior):
         assert_rejects(ValueError, "scale", make, 2, scale=scale)
         assert_rejects(ValueError, "n_features", make, n)
         assert_rejects(TypeError, "n_features", make, 2.0)
-    assert_rejects(ValueError, "scale", location_gaussian_prior, 0.0, scale=scale)
-    assert_rejects(ValueError, "response_scale", gaussian_prior, 2, response_scale=-1.0)
-    assert_rejects(ValueError, "mean", location_gaussian_prior, [0.0, np.nan])
-    assert_rejects(ValueError, "mean", location_gaussian_prior, np.zeros((2, 2)))
+    assert_rejects(ValueError, "scale", dpr.location_gaussian_prior, 0.0, scale=scale)
+    assert_rejects(ValueError, "response_scale", dpr.gaussian_prior, 2, response_scale=-1.0)
+    assert_rejects(ValueError, "mean", dpr.location_gaussian_prior, [0.0, np.nan])
+    assert_rejects(ValueError, "mean", dpr.location_gaussian_prior, np.zeros((2, 2)))
 
 
 @FAST
@@ -157,60 +142,64 @@ def test_prior_constructors(scale, n):
     rng=invalid.not_rngs(),
 )
 def test_posterior_inputs(data, rng):
-    s = location_gaussian_prior(0.0)
-    assert_rejects(ValueError, "data", DirichletProcessPosterior, data, 1.0, s)
+    s = dpr.location_gaussian_prior(0.0)
+    assert_rejects(ValueError, "data", dpr.DirichletProcessPosterior, data, 1.0, s)
     assert_rejects(
-        (TypeError, ValueError), "rng", DirichletProcessPosterior, np.ones(3), 1.0, s, rng=rng
+        (TypeError, ValueError), "rng", dpr.DirichletProcessPosterior, np.ones(3), 1.0, s, rng=rng
     )
 
 
 @FAST
 @given(value=invalid.non_numeric())
 def test_posterior_types(value):
-    s = location_gaussian_prior(0.0)
-    assert_rejects(TypeError, "data", DirichletProcessPosterior, value, 1.0, s)
+    s = dpr.location_gaussian_prior(0.0)
+    assert_rejects(TypeError, "data", dpr.DirichletProcessPosterior, value, 1.0, s)
     if not callable(value):
-        assert_rejects(TypeError, "base_sampler", DirichletProcessPosterior, np.ones(3), 1.0, value)
+        assert_rejects(
+            TypeError, "base_sampler", dpr.DirichletProcessPosterior, np.ones(3), 1.0, value
+        )
     if not isinstance(value, complex):
-        assert_rejects(TypeError, "alpha", DirichletProcessPosterior, np.ones(3), value, s)
+        assert_rejects(TypeError, "alpha", dpr.DirichletProcessPosterior, np.ones(3), value, s)
 
 
 def test_posterior_method_and_sampler_output():
-    post = DirichletProcessPosterior(
-        np.ones((3, 2)), 50.0, location_gaussian_prior([0.0, 0.0]), rng=0
+    post = dpr.DirichletProcessPosterior(
+        np.ones((3, 2)), 50.0, dpr.location_gaussian_prior([0.0, 0.0]), rng=0
     )
     assert_rejects(ValueError, "method", post.sample, 2, 2, method="polya")
     assert_rejects(ValueError, "M", post.sample_mdmc, 0, 2)
-    bad = DirichletProcessPosterior(np.ones((3, 2)), 50.0, lambda rng, k: np.full((k, 2), np.inf))
+    bad = dpr.DirichletProcessPosterior(
+        np.ones((3, 2)), 50.0, lambda rng, k: np.full((k, 2), np.inf)
+    )
     assert_rejects(ValueError, "base_sampler", bad.sample_sbmc, 3, 10)
-    bad = DirichletProcessPosterior(np.ones((3, 2)), 50.0, lambda rng, k: [["a"]] * k)
+    bad = dpr.DirichletProcessPosterior(np.ones((3, 2)), 50.0, lambda rng, k: [["a"]] * k)
     assert_rejects(TypeError, "base_sampler", bad.sample_sbmc, 3, 10)
 
 
 @FAST
 @given(beta=positive_bad, alpha=positive_bad)
 def test_risk_constructor_values(beta, alpha):
-    assert_rejects(ValueError, "beta", SmoothAmbiguityRisk, beta=beta)
-    assert_rejects(ValueError, "alpha", SmoothAmbiguityRisk, alpha=alpha)
+    assert_rejects(ValueError, "beta", dpr.SmoothAmbiguityRisk, beta=beta)
+    assert_rejects(ValueError, "alpha", dpr.SmoothAmbiguityRisk, alpha=alpha)
 
 
 def test_risk_constructor_options_and_types():
-    assert_rejects(ValueError, "loss", SmoothAmbiguityRisk, "hinge")
-    assert_rejects(TypeError, "loss", SmoothAmbiguityRisk, 3)
-    assert_rejects(TypeError, "grad", SmoothAmbiguityRisk, lambda t, a: a[:, 0])
-    assert_rejects(ValueError, "phi", SmoothAmbiguityRisk, phi="log")
-    assert_rejects(ValueError, "method", SmoothAmbiguityRisk, method="x")
-    assert_rejects(TypeError, "base_sampler", SmoothAmbiguityRisk, base_sampler="p0")
-    assert_rejects(TypeError, "fit_intercept", SmoothAmbiguityRisk, fit_intercept=1)
-    assert_rejects(TypeError, "M", SmoothAmbiguityRisk, M=2.5)
-    assert_rejects(ValueError, "T", SmoothAmbiguityRisk, T=0)
-    assert_rejects(TypeError, "rng", SmoothAmbiguityRisk, rng="seed")
+    assert_rejects(ValueError, "loss", dpr.SmoothAmbiguityRisk, "hinge")
+    assert_rejects(TypeError, "loss", dpr.SmoothAmbiguityRisk, 3)
+    assert_rejects(TypeError, "grad", dpr.SmoothAmbiguityRisk, lambda t, a: a[:, 0])
+    assert_rejects(ValueError, "phi", dpr.SmoothAmbiguityRisk, phi="log")
+    assert_rejects(ValueError, "method", dpr.SmoothAmbiguityRisk, method="x")
+    assert_rejects(TypeError, "base_sampler", dpr.SmoothAmbiguityRisk, base_sampler="p0")
+    assert_rejects(TypeError, "fit_intercept", dpr.SmoothAmbiguityRisk, fit_intercept=1)
+    assert_rejects(TypeError, "M", dpr.SmoothAmbiguityRisk, M=2.5)
+    assert_rejects(ValueError, "T", dpr.SmoothAmbiguityRisk, T=0)
+    assert_rejects(TypeError, "rng", dpr.SmoothAmbiguityRisk, rng="seed")
 
 
 @FAST
 @given(theta=invalid.non_finite_arrays(shape=(2,)))
 def test_risk_evaluation_and_draws(theta):
-    risk = SmoothAmbiguityRisk().set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
+    risk = dpr.SmoothAmbiguityRisk().set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
     assert_rejects(ValueError, "theta", risk, theta)
     assert_rejects(ValueError, "theta", risk, np.zeros(5))
     assert_rejects(ValueError, "theta0", risk.minimize, theta)
@@ -218,51 +207,61 @@ def test_risk_evaluation_and_draws(theta):
     assert_rejects(ValueError, "solver", risk.minimize, solver="adam")
     assert_rejects(TypeError, "max_iter", risk.minimize, max_iter=1.5)
     assert_rejects(
-        ValueError, "atoms", SmoothAmbiguityRisk().set_draws, np.ones((2, 3)), np.ones((2, 4, 3))
+        ValueError,
+        "atoms",
+        dpr.SmoothAmbiguityRisk().set_draws,
+        np.ones((2, 3)),
+        np.ones((2, 4, 3)),
     )
     assert_rejects(
-        ValueError, "weights", SmoothAmbiguityRisk().set_draws, -np.ones((2, 3)), np.ones((2, 3, 3))
+        ValueError,
+        "weights",
+        dpr.SmoothAmbiguityRisk().set_draws,
+        -np.ones((2, 3)),
+        np.ones((2, 3, 3)),
     )
     assert_rejects(
-        ValueError, "weights", SmoothAmbiguityRisk().set_draws, np.ones(3), np.ones((2, 3, 3))
+        ValueError, "weights", dpr.SmoothAmbiguityRisk().set_draws, np.ones(3), np.ones((2, 3, 3))
     )
 
 
 def test_criterion_nan_at_start_is_refused():
     nan_phi = (lambda t: np.full_like(t, np.nan), lambda t: np.ones_like(t))
-    risk = SmoothAmbiguityRisk(phi=nan_phi).set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
+    risk = dpr.SmoothAmbiguityRisk(phi=nan_phi).set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
     assert_rejects(ValueError, "phi", risk.minimize)
 
 
 @FAST
 @given(value=invalid.non_finite_arrays(shape=(5, 2)), y=invalid.non_finite_arrays(shape=(5,)))
 def test_neutral_references(value, y):
-    assert_rejects(ValueError, "X", neutral_closed_form, value, np.ones(5))
-    assert_rejects(ValueError, "y", neutral_closed_form, np.ones((5, 2)), y)
-    assert_rejects(ValueError, "y", neutral_closed_form, np.ones((5, 2)), np.ones(4))
-    assert_rejects(ValueError, "X", neutral_mean_closed_form, value)
-    assert_rejects(ValueError, "h_data", dp_risk_moments, y, 0.0, 1.0, alpha=1.0)
+    assert_rejects(ValueError, "X", dpr.neutral_closed_form, value, np.ones(5))
+    assert_rejects(ValueError, "y", dpr.neutral_closed_form, np.ones((5, 2)), y)
+    assert_rejects(ValueError, "y", dpr.neutral_closed_form, np.ones((5, 2)), np.ones(4))
+    assert_rejects(ValueError, "X", dpr.neutral_mean_closed_form, value)
+    assert_rejects(ValueError, "h_data", dpr.dp_risk_moments, y, 0.0, 1.0, alpha=1.0)
 
 
 def test_neutral_reference_options():
-    assert_rejects(ValueError, "alpha", neutral_closed_form, np.ones((5, 2)), np.ones(5), alpha=0.0)
+    assert_rejects(
+        ValueError, "alpha", dpr.neutral_closed_form, np.ones((5, 2)), np.ones(5), alpha=0.0
+    )
     assert_rejects(
         ValueError,
         "prior_scale",
-        neutral_closed_form,
+        dpr.neutral_closed_form,
         np.ones((5, 2)),
         np.ones(5),
         prior_scale=-1.0,
     )
-    assert_rejects(TypeError, "alpha", neutral_mean_closed_form, np.ones(3), alpha="1")
+    assert_rejects(TypeError, "alpha", dpr.neutral_mean_closed_form, np.ones(3), alpha="1")
     assert_rejects(
         ValueError,
         "prior_mean",
-        neutral_mean_closed_form,
+        dpr.neutral_mean_closed_form,
         np.ones((3, 2)),
         prior_mean=[1.0, 2.0, 3.0],
     )
     assert_rejects(
-        ValueError, "h_prior_second_moment", dp_risk_moments, np.ones(3), 2.0, 1.0, alpha=1.0
+        ValueError, "h_prior_second_moment", dpr.dp_risk_moments, np.ones(3), 2.0, 1.0, alpha=1.0
     )
-    assert_rejects(ValueError, "alpha", dp_risk_moments, np.ones(3), 0.0, 1.0, alpha=-1.0)
+    assert_rejects(ValueError, "alpha", dpr.dp_risk_moments, np.ones(3), 0.0, 1.0, alpha=-1.0)

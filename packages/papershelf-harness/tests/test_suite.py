@@ -85,3 +85,15 @@ def test_the_suite_catches_a_sloppy_function():
 def test_unknown_case_objects_are_refused():
     with pytest.raises(TypeError, match="case objects"):
         suite.bad_input_suite([("id", "x", print)])
+
+
+def test_keyword_builds_a_case_for_one_keyword_argument():
+    calls = []
+
+    def f(x, *, n=1, m=2):
+        calls.append((x, n, m))
+
+    case = suite.keyword(suite.Int, f, "n", 5, kwargs={"m": 3}, minimum=1)
+    assert (case.id, case.name, case.minimum) == ("f.n", "n", 1)
+    case.call(7)
+    assert calls == [(5, 7, 3)]

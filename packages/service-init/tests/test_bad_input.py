@@ -11,28 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import service_init as si
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from service_init import (
-    CallableUsers,
-    QuadraticUsers,
-    RegressionUsers,
-    acquire,
-    acquire_expected_loss,
-    alternating_minimization,
-    balanced_greedy_init,
-    balanced_random_init,
-    eps_greedy_init,
-    exact_optimum,
-    fair_acquire,
-    greedy_init,
-    group_losses,
-    max_group_loss,
-    multiplicative_weights,
-    random_init,
-    total_loss,
-    user_losses,
-)
 
 from papershelf_harness import strategies as invalid
 from papershelf_harness import suite
@@ -43,7 +24,7 @@ FEW = settings(max_examples=5, deadline=None)
 _rng = np.random.default_rng(0)
 N, D = 10, 2
 X = _rng.normal(size=(N, D))  # (N, d) personal optima
-USERS = QuadraticUsers(X)
+USERS = si.QuadraticUsers(X)
 GROUPS = np.repeat([0, 1], N // 2)
 C2 = X[:2].copy()  # (2, d) services
 XS = [_rng.normal(size=(4, D)) for _ in range(N)]
@@ -51,7 +32,7 @@ YS = [x @ np.ones(D) for x in XS]
 
 
 def _callable_users(**kw):
-    return CallableUsers(lambda c: ((X[:, None] - c[None]) ** 2).sum(-1), lambda i: X[i], **kw)
+    return si.CallableUsers(lambda c: ((X[:, None] - c[None]) ** 2).sum(-1), lambda i: X[i], **kw)
 
 
 def _ids(cases):
@@ -59,23 +40,27 @@ def _ids(cases):
 
 
 SEEDERS = [  # (id, seeder(users, k, **kw)) sharing users, k, rng
-    ("acquire", lambda u, k, **kw: acquire(u, k, **kw)),
-    ("fair_acquire", lambda u, k, **kw: fair_acquire(u, k, GROUPS, **kw)),
-    ("random_init", lambda u, k, **kw: random_init(u, k, **kw)),
-    ("greedy_init", lambda u, k, **kw: greedy_init(u, k, **kw)),
-    ("eps_greedy_init", lambda u, k, **kw: eps_greedy_init(u, k, **kw)),
-    ("balanced_random_init", lambda u, k, **kw: balanced_random_init(u, k, GROUPS, **kw)),
-    ("balanced_greedy_init", lambda u, k, **kw: balanced_greedy_init(u, k, GROUPS, **kw)),
+    ("acquire", lambda u, k, **kw: si.acquire(u, k, **kw)),
+    ("fair_acquire", lambda u, k, **kw: si.fair_acquire(u, k, GROUPS, **kw)),
+    ("random_init", lambda u, k, **kw: si.random_init(u, k, **kw)),
+    ("greedy_init", lambda u, k, **kw: si.greedy_init(u, k, **kw)),
+    ("eps_greedy_init", lambda u, k, **kw: si.eps_greedy_init(u, k, **kw)),
+    ("balanced_random_init", lambda u, k, **kw: si.balanced_random_init(u, k, GROUPS, **kw)),
+    ("balanced_greedy_init", lambda u, k, **kw: si.balanced_greedy_init(u, k, GROUPS, **kw)),
 ]
 
 # --- real numbers: (id, name, call) --------------------------------------------------------------
 NUMBERS = [
-    ("eps_greedy_init.eps", "eps", lambda v: eps_greedy_init(USERS, 3, rng=0, eps=v)),
-    ("alternating_minimization.tol", "tol", lambda v: alternating_minimization(USERS, C2, tol=v)),
+    ("eps_greedy_init.eps", "eps", lambda v: si.eps_greedy_init(USERS, 3, rng=0, eps=v)),
+    (
+        "alternating_minimization.tol",
+        "tol",
+        lambda v: si.alternating_minimization(USERS, C2, tol=v),
+    ),
     (
         "multiplicative_weights.step",
         "step",
-        lambda v: multiplicative_weights(USERS, C2, iters=2, step=v),
+        lambda v: si.multiplicative_weights(USERS, C2, iters=2, step=v),
     ),
 ]
 
@@ -88,19 +73,19 @@ OUT_OF_RANGE = [
     (
         "eps_greedy_init.eps",
         "eps",
-        lambda v: eps_greedy_init(USERS, 3, rng=0, eps=v),
+        lambda v: si.eps_greedy_init(USERS, 3, rng=0, eps=v),
         invalid.bad_probabilities(),
     ),
     (
         "alternating_minimization.tol",
         "tol",
-        lambda v: alternating_minimization(USERS, C2, tol=v),
+        lambda v: si.alternating_minimization(USERS, C2, tol=v),
         _floats(hi=-1e-9),
     ),
     (
         "multiplicative_weights.step",
         "step",
-        lambda v: multiplicative_weights(USERS, C2, iters=2, step=v),
+        lambda v: si.multiplicative_weights(USERS, C2, iters=2, step=v),
         _floats(hi=0.0),
     ),
 ]
@@ -112,39 +97,39 @@ INTS = [
         (f"{sid}.k", "k", (lambda s: lambda v: s(USERS, v, rng=0))(seed), 1, N)
         for sid, seed in SEEDERS
     ],
-    ("exact_optimum.k", "k", lambda v: exact_optimum(QuadraticUsers(X[:4]), v), 1, 4),
+    ("exact_optimum.k", "k", lambda v: si.exact_optimum(si.QuadraticUsers(X[:4]), v), 1, 4),
     (
         "acquire_expected_loss.k",
         "k",
-        lambda v: acquire_expected_loss(QuadraticUsers(X[:4]), v),
+        lambda v: si.acquire_expected_loss(si.QuadraticUsers(X[:4]), v),
         1,
         4,
     ),
     (
         "exact_optimum.max_assignments",
         "max_assignments",
-        lambda v: exact_optimum(QuadraticUsers(X[:3]), 2, max_assignments=v),
+        lambda v: si.exact_optimum(si.QuadraticUsers(X[:3]), 2, max_assignments=v),
         1,
         None,
     ),
     (
         "acquire_expected_loss.max_states",
         "max_states",
-        lambda v: acquire_expected_loss(QuadraticUsers(X[:3]), 2, max_states=v),
+        lambda v: si.acquire_expected_loss(si.QuadraticUsers(X[:3]), 2, max_states=v),
         1,
         None,
     ),
     (
         "alternating_minimization.iters",
         "iters",
-        lambda v: alternating_minimization(USERS, C2, iters=v),
+        lambda v: si.alternating_minimization(USERS, C2, iters=v),
         0,
         None,
     ),
     (
         "multiplicative_weights.iters",
         "iters",
-        lambda v: multiplicative_weights(USERS, C2, iters=v),
+        lambda v: si.multiplicative_weights(USERS, C2, iters=v),
         0,
         None,
     ),
@@ -161,60 +146,60 @@ NONE_OK = {"CallableUsers.n_users", "CallableUsers.dim"}  # None: inferred from 
 
 # --- bool flags ------------------------------------------------------------------------------------
 BOOLS = [
-    ("acquire.excess", "excess", lambda v: acquire(USERS, 3, rng=0, excess=v)),
-    ("fair_acquire.excess", "excess", lambda v: fair_acquire(USERS, 3, GROUPS, rng=0, excess=v)),
-    ("greedy_init.excess", "excess", lambda v: greedy_init(USERS, 3, rng=0, excess=v)),
-    ("eps_greedy_init.excess", "excess", lambda v: eps_greedy_init(USERS, 3, rng=0, excess=v)),
+    ("acquire.excess", "excess", lambda v: si.acquire(USERS, 3, rng=0, excess=v)),
+    ("fair_acquire.excess", "excess", lambda v: si.fair_acquire(USERS, 3, GROUPS, rng=0, excess=v)),
+    ("greedy_init.excess", "excess", lambda v: si.greedy_init(USERS, 3, rng=0, excess=v)),
+    ("eps_greedy_init.excess", "excess", lambda v: si.eps_greedy_init(USERS, 3, rng=0, excess=v)),
     (
         "balanced_greedy_init.excess",
         "excess",
-        lambda v: balanced_greedy_init(USERS, 3, GROUPS, rng=0, excess=v),
+        lambda v: si.balanced_greedy_init(USERS, 3, GROUPS, rng=0, excess=v),
     ),
     (
         "acquire_expected_loss.excess",
         "excess",
-        lambda v: acquire_expected_loss(QuadraticUsers(X[:4]), 2, excess=v),
+        lambda v: si.acquire_expected_loss(si.QuadraticUsers(X[:4]), 2, excess=v),
     ),
 ]
 
 
 # --- arrays: (id, name, call, good shape, allowed ndims) ------------------------------------------
 ARRAYS = [
-    ("QuadraticUsers.optima", "optima", lambda v: QuadraticUsers(v), (N, D), (2,)),
+    ("QuadraticUsers.optima", "optima", lambda v: si.QuadraticUsers(v), (N, D), (2,)),
     (
         "QuadraticUsers.metrics.diag",
         "metrics",
-        lambda v: QuadraticUsers(X, metrics=v),
+        lambda v: si.QuadraticUsers(X, metrics=v),
         (N, D),
         (2, 3),
     ),
     (
         "QuadraticUsers.metrics.full",
         "metrics",
-        lambda v: QuadraticUsers(X, metrics=v),
+        lambda v: si.QuadraticUsers(X, metrics=v),
         (N, D, D),
         (2, 3),
     ),
-    ("QuadraticUsers.offsets", "offsets", lambda v: QuadraticUsers(X, offsets=v), (N,), (1,)),
-    ("QuadraticUsers.weights", "weights", lambda v: QuadraticUsers(X, weights=v), (N,), (1,)),
+    ("QuadraticUsers.offsets", "offsets", lambda v: si.QuadraticUsers(X, offsets=v), (N,), (1,)),
+    ("QuadraticUsers.weights", "weights", lambda v: si.QuadraticUsers(X, weights=v), (N,), (1,)),
     (
         "RegressionUsers.X_list[i]",
         "X_list",
-        lambda v: RegressionUsers([v, *XS[1:]], YS),
+        lambda v: si.RegressionUsers([v, *XS[1:]], YS),
         (4, D),
         (2,),
     ),
     (
         "RegressionUsers.y_list[i]",
         "y_list",
-        lambda v: RegressionUsers(XS, [v, *YS[1:]]),
+        lambda v: si.RegressionUsers(XS, [v, *YS[1:]]),
         (4,),
         (1,),
     ),
     (
         "RegressionUsers.weights",
         "weights",
-        lambda v: RegressionUsers(XS, YS, weights=v),
+        lambda v: si.RegressionUsers(XS, YS, weights=v),
         (N,),
         (1,),
     ),
@@ -237,21 +222,27 @@ ARRAYS = [
         (2, D),
         (2,),
     ),
-    ("total_loss.centers", "centers", lambda v: total_loss(USERS, v), (2, D), (2,)),
-    ("user_losses.centers", "centers", lambda v: user_losses(USERS, v), (2, D), (2,)),
-    ("group_losses.centers", "centers", lambda v: group_losses(USERS, v, GROUPS), (2, D), (2,)),
-    ("max_group_loss.centers", "centers", lambda v: max_group_loss(USERS, v, GROUPS), (2, D), (2,)),
+    ("total_loss.centers", "centers", lambda v: si.total_loss(USERS, v), (2, D), (2,)),
+    ("user_losses.centers", "centers", lambda v: si.user_losses(USERS, v), (2, D), (2,)),
+    ("group_losses.centers", "centers", lambda v: si.group_losses(USERS, v, GROUPS), (2, D), (2,)),
+    (
+        "max_group_loss.centers",
+        "centers",
+        lambda v: si.max_group_loss(USERS, v, GROUPS),
+        (2, D),
+        (2,),
+    ),
     (
         "alternating_minimization.centers",
         "centers",
-        lambda v: alternating_minimization(USERS, v),
+        lambda v: si.alternating_minimization(USERS, v),
         (2, D),
         (2,),
     ),
     (
         "multiplicative_weights.centers",
         "centers",
-        lambda v: multiplicative_weights(USERS, v, iters=2),
+        lambda v: si.multiplicative_weights(USERS, v, iters=2),
         (2, D),
         (2,),
     ),
@@ -263,43 +254,55 @@ MISMATCH = [
     (
         "QuadraticUsers.metrics.shape",
         "metrics",
-        lambda: QuadraticUsers(X, metrics=np.ones((N, D + 1))),
+        lambda: si.QuadraticUsers(X, metrics=np.ones((N, D + 1))),
     ),
     (
         "QuadraticUsers.metrics.negative",
         "metrics",
-        lambda: QuadraticUsers(X, metrics=-np.ones((N, D))),
+        lambda: si.QuadraticUsers(X, metrics=-np.ones((N, D))),
     ),
     (
         "QuadraticUsers.metrics.asymmetric",
         "metrics",
-        lambda: QuadraticUsers(X[:1], metrics=np.array([[[1.0, 2], [0, 1]]])),
+        lambda: si.QuadraticUsers(X[:1], metrics=np.array([[[1.0, 2], [0, 1]]])),
     ),
     (
         "QuadraticUsers.metrics.not-psd",
         "metrics",
-        lambda: QuadraticUsers(X[:1], metrics=np.array([[[1.0, 2], [2, 1]]])),
+        lambda: si.QuadraticUsers(X[:1], metrics=np.array([[[1.0, 2], [2, 1]]])),
     ),
-    ("QuadraticUsers.offsets.negative", "offsets", lambda: QuadraticUsers(X, offsets=-np.ones(N))),
-    ("QuadraticUsers.offsets.length", "offsets", lambda: QuadraticUsers(X, offsets=np.ones(N - 1))),
+    (
+        "QuadraticUsers.offsets.negative",
+        "offsets",
+        lambda: si.QuadraticUsers(X, offsets=-np.ones(N)),
+    ),
+    (
+        "QuadraticUsers.offsets.length",
+        "offsets",
+        lambda: si.QuadraticUsers(X, offsets=np.ones(N - 1)),
+    ),
     (
         "QuadraticUsers.weights.negative",
         "weights",
-        lambda: QuadraticUsers(X, weights=np.r_[-1.0, np.ones(N - 1)]),
+        lambda: si.QuadraticUsers(X, weights=np.r_[-1.0, np.ones(N - 1)]),
     ),
-    ("QuadraticUsers.weights.zero", "weights", lambda: QuadraticUsers(X, weights=np.zeros(N))),
-    ("QuadraticUsers.weights.length", "weights", lambda: QuadraticUsers(X, weights=np.ones(N + 1))),
-    ("RegressionUsers.lengths", "y_list", lambda: RegressionUsers(XS, YS[:-1])),
-    ("RegressionUsers.empty", "X_list", lambda: RegressionUsers([], [])),
+    ("QuadraticUsers.weights.zero", "weights", lambda: si.QuadraticUsers(X, weights=np.zeros(N))),
+    (
+        "QuadraticUsers.weights.length",
+        "weights",
+        lambda: si.QuadraticUsers(X, weights=np.ones(N + 1)),
+    ),
+    ("RegressionUsers.lengths", "y_list", lambda: si.RegressionUsers(XS, YS[:-1])),
+    ("RegressionUsers.empty", "X_list", lambda: si.RegressionUsers([], [])),
     (
         "RegressionUsers.y_list[i].length",
         "y_list",
-        lambda: RegressionUsers(XS, [np.ones(3), *YS[1:]]),
+        lambda: si.RegressionUsers(XS, [np.ones(3), *YS[1:]]),
     ),
     (
         "RegressionUsers.X_list[i].dim",
         "X_list",
-        lambda: RegressionUsers([np.ones((4, D + 1)), *XS[1:]], YS),
+        lambda: si.RegressionUsers([np.ones((4, D + 1)), *XS[1:]], YS),
     ),
     (
         "CallableUsers.optimal_losses.negative",
@@ -319,41 +322,41 @@ MISMATCH = [
     ("fit.previous.k", "previous", lambda: USERS.fit(np.zeros(N, dtype=int), 3, C2)),
     ("fit_weighted.resp.shape", "resp", lambda: USERS.fit_weighted(np.ones((N, 3)), C2)),
     ("fit_weighted.resp.negative", "resp", lambda: USERS.fit_weighted(-np.ones((N, 2)), C2)),
-    ("centers.dim", "centers", lambda: total_loss(USERS, np.ones((2, D + 1)))),
-    ("fair_acquire.groups.length", "groups", lambda: fair_acquire(USERS, 2, GROUPS[:-1], rng=0)),
+    ("centers.dim", "centers", lambda: si.total_loss(USERS, np.ones((2, D + 1)))),
+    ("fair_acquire.groups.length", "groups", lambda: si.fair_acquire(USERS, 2, GROUPS[:-1], rng=0)),
     (
         "balanced_random_init.groups.length",
         "groups",
-        lambda: balanced_random_init(USERS, 2, GROUPS[:-1], rng=0),
+        lambda: si.balanced_random_init(USERS, 2, GROUPS[:-1], rng=0),
     ),
     (
         "balanced_greedy_init.groups.length",
         "groups",
-        lambda: balanced_greedy_init(USERS, 2, GROUPS[:-1], rng=0),
+        lambda: si.balanced_greedy_init(USERS, 2, GROUPS[:-1], rng=0),
     ),
-    ("group_losses.groups.length", "groups", lambda: group_losses(USERS, C2, GROUPS[:-1])),
-    ("fair_acquire.groups.2d", "groups", lambda: fair_acquire(USERS, 2, GROUPS[:, None], rng=0)),
+    ("group_losses.groups.length", "groups", lambda: si.group_losses(USERS, C2, GROUPS[:-1])),
+    ("fair_acquire.groups.2d", "groups", lambda: si.fair_acquire(USERS, 2, GROUPS[:, None], rng=0)),
     (
         "fair_acquire.groups.nan",
         "groups",
-        lambda: fair_acquire(USERS, 2, np.r_[np.nan, np.zeros(N - 1)], rng=0),
+        lambda: si.fair_acquire(USERS, 2, np.r_[np.nan, np.zeros(N - 1)], rng=0),
     ),
     (
         "fair_acquire.groups.zero-weight",
         "groups",
-        lambda: fair_acquire(
-            QuadraticUsers(X, weights=np.r_[np.zeros(5), np.ones(5)]), 2, GROUPS, rng=0
+        lambda: si.fair_acquire(
+            si.QuadraticUsers(X, weights=np.r_[np.zeros(5), np.ones(5)]), 2, GROUPS, rng=0
         ),
     ),
     (
         "random_init.k>positive-weight",
         "k",
-        lambda: random_init(QuadraticUsers(X, weights=np.r_[1.0, np.zeros(N - 1)]), 2, rng=0),
+        lambda: si.random_init(si.QuadraticUsers(X, weights=np.r_[1.0, np.zeros(N - 1)]), 2, rng=0),
     ),
     (
         "exact_optimum.max_assignments",
         "max_assignments",
-        lambda: exact_optimum(QuadraticUsers(X[:6]), 3, max_assignments=10),
+        lambda: si.exact_optimum(si.QuadraticUsers(X[:6]), 3, max_assignments=10),
     ),
 ]
 
@@ -366,13 +369,13 @@ def test_users_must_be_a_population(case, value):
 
 
 def test_population_class_instead_of_instance():
-    assert_rejects(TypeError, "users", acquire, QuadraticUsers, 2, rng=0)
-    assert_rejects(TypeError, "users", total_loss, QuadraticUsers, C2)
+    assert_rejects(TypeError, "users", si.acquire, si.QuadraticUsers, 2, rng=0)
+    assert_rejects(TypeError, "users", si.total_loss, si.QuadraticUsers, C2)
 
 
 def test_regression_users_need_sequences():
-    assert_rejects(TypeError, "X_list", RegressionUsers, 5, 6)
-    assert_rejects(TypeError, "X_list", RegressionUsers, "abc", YS)
+    assert_rejects(TypeError, "X_list", si.RegressionUsers, 5, 6)
+    assert_rejects(TypeError, "X_list", si.RegressionUsers, "abc", YS)
 
 
 def test_fit_assignment_of_the_wrong_type():
@@ -382,14 +385,14 @@ def test_fit_assignment_of_the_wrong_type():
 
 # --- callables -----------------------------------------------------------------------------------
 def test_callable_users_need_callables():
-    assert_rejects(TypeError, "loss_fn", CallableUsers, "f", lambda i: X[i])
-    assert_rejects(TypeError, "argmin_fn", CallableUsers, lambda c: c, 3)
+    assert_rejects(TypeError, "loss_fn", si.CallableUsers, "f", lambda i: X[i])
+    assert_rejects(TypeError, "argmin_fn", si.CallableUsers, lambda c: c, 3)
     assert_rejects(TypeError, "fit_fn", _callable_users, fit_fn="f")
 
 
 def test_callables_that_misbehave_name_themselves():
     def bad_loss(value):
-        return CallableUsers(lambda c: value, lambda i: X[i], n_users=N, dim=D)
+        return si.CallableUsers(lambda c: value, lambda i: X[i], n_users=N, dim=D)
 
     for out in (
         np.full((N, 2), -1.0),
@@ -399,13 +402,15 @@ def test_callables_that_misbehave_name_themselves():
     ):
         assert_rejects((ValueError, TypeError), "loss_fn", bad_loss(out).losses, C2)
     for out in (np.array([np.nan, 0.0]), np.ones(3), "ab"):
-        users = CallableUsers(
+        users = si.CallableUsers(
             lambda c: np.zeros((N, c.shape[0])), lambda i, o=out: o, n_users=N, dim=D
         )
         assert_rejects((ValueError, TypeError), "argmin_fn", users.query, 0)
     # inferring dim / n_users calls the callables too
-    assert_rejects((ValueError, TypeError), "argmin_fn", CallableUsers, lambda c: c, lambda i: "ab")
-    assert_rejects(ValueError, "loss_fn", CallableUsers, lambda c: np.zeros(5), lambda i: X[i])
+    assert_rejects(
+        (ValueError, TypeError), "argmin_fn", si.CallableUsers, lambda c: c, lambda i: "ab"
+    )
+    assert_rejects(ValueError, "loss_fn", si.CallableUsers, lambda c: np.zeros(5), lambda i: X[i])
     users = _callable_users(fit_fn=lambda r, p: np.ones((5, 5)))
     assert_rejects(ValueError, "fit_fn", users.fit_weighted, np.ones((N, 2)), C2)
     assert_rejects(
@@ -414,19 +419,19 @@ def test_callables_that_misbehave_name_themselves():
 
 
 def test_excess_needs_optimal_losses():
-    assert_rejects(ValueError, "excess", acquire, _callable_users(), 2, rng=0, excess=True)
+    assert_rejects(ValueError, "excess", si.acquire, _callable_users(), 2, rng=0, excess=True)
 
 
 # --- options -----------------------------------------------------------------------------------
 @FEW
 @given(value=st.text(max_size=6).filter(lambda s: s not in ("proportional", "worst-group")))
 def test_unknown_rule_is_a_value_error(value):
-    assert_rejects(ValueError, "rule", fair_acquire, USERS, 2, GROUPS, rng=0, rule=value)
+    assert_rejects(ValueError, "rule", si.fair_acquire, USERS, 2, GROUPS, rng=0, rule=value)
 
 
 @pytest.mark.parametrize("value", [1, None, ["proportional"]], ids=repr)
 def test_non_string_rule_is_a_type_error(value):
-    assert_rejects(TypeError, "rule", fair_acquire, USERS, 2, GROUPS, rng=0, rule=value)
+    assert_rejects(TypeError, "rule", si.fair_acquire, USERS, 2, GROUPS, rng=0, rule=value)
 
 
 # --- randomness ----------------------------------------------------------------------------------
@@ -436,8 +441,8 @@ RNGS = [
 
 
 def test_good_rng_forms_still_work():
-    a = acquire(USERS, 3, rng=np.random.default_rng(4))
-    b = acquire(USERS, 3, rng=4)
+    a = si.acquire(USERS, 3, rng=np.random.default_rng(4))
+    b = si.acquire(USERS, 3, rng=4)
     np.testing.assert_array_equal(a[1], b[1])
 
 

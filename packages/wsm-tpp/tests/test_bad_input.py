@@ -74,10 +74,15 @@ NUMBERS = [
     suite.Number(
         "simulate_hawkes.T", "T", lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0), none_ok=False
     ),
-    suite.Number(
-        "simulate_hawkes.sigma",
+    suite.keyword(
+        suite.Number,
+        simulate_hawkes,
         "sigma",
-        lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=v, rng=0),
+        0.5,
+        0.5,
+        1.0,
+        5.0,
+        kwargs={"kernel": "gauss", "rng": 0},
         none_ok=True,
     ),
     suite.Number(
@@ -89,47 +94,45 @@ NUMBERS = [
     suite.Number(
         "simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), none_ok=False
     ),
-    suite.Number(
-        "simulate_poisson.rate_max",
+    suite.keyword(
+        suite.Number,
+        simulate_poisson,
         "rate_max",
-        lambda v: simulate_poisson(lambda t: 1.0 + 0 * t, 5.0, rng=0, rate_max=v),
+        lambda t: 1.0 + 0 * t,
+        5.0,
+        kwargs={"rng": 0},
         none_ok=True,
     ),
     suite.Number("weight.T", "T", lambda v: weight(TIMES, 0.0, v), none_ok=False),
-    suite.Number("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), none_ok=False),
-    suite.Number("fit.T", "T", lambda v: _fit(T=v), none_ok=True),
-    suite.Number("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), none_ok=False),
-    suite.Number("fit.sigma.awsm", "sigma", lambda v: _fit(sigma=v), none_ok=False),
-    suite.Number("fit.tol", "tol", lambda v: _fit(tol=v), none_ok=False),
-    suite.Number(
-        "objective.mark_coef",
-        "mark_coef",
-        lambda v: objective(EXP2, [SEQ2], T=10.0, mark_coef=v),
-        none_ok=False,
+    suite.keyword(suite.Number, _fit, "mark_coef", id="fit.mark_coef", none_ok=False),
+    suite.keyword(suite.Number, _fit, "T", id="fit.T", none_ok=True),
+    suite.keyword(
+        suite.Number, _fit, "sigma", kwargs={"method": "dsm"}, id="fit.sigma", none_ok=False
     ),
-    suite.Number(
-        "objective.sigma",
+    suite.keyword(suite.Number, _fit, "sigma", id="fit.sigma.awsm", none_ok=False),
+    suite.keyword(suite.Number, _fit, "tol", id="fit.tol", none_ok=False),
+    suite.keyword(
+        suite.Number, objective, "mark_coef", EXP2, [SEQ2], kwargs={"T": 10.0}, none_ok=False
+    ),
+    suite.keyword(
+        suite.Number,
+        objective,
         "sigma",
-        lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, sigma=v),
+        EXP1,
+        [SEQ1],
+        kwargs={"method": "dsm", "T": 10.0},
         none_ok=False,
     ),
-    suite.Number("objective.T", "T", lambda v: objective(EXP1, [SEQ1], T=v), none_ok=True),
-    suite.Number(
-        "log_likelihood.T", "T", lambda v: log_likelihood(EXP1, [SEQ1], T=v), none_ok=True
+    suite.keyword(suite.Number, objective, "T", EXP1, [SEQ1], none_ok=True),
+    suite.keyword(suite.Number, log_likelihood, "T", EXP1, [SEQ1], none_ok=True),
+    suite.keyword(suite.Number, type_accuracy, "T", EXP2, [SEQ2], none_ok=True),
+    suite.keyword(
+        suite.Number, EXP1.score_terms, "T", SEQ1, id="ExpHawkes.score_terms.T", none_ok=True
     ),
-    suite.Number("type_accuracy.T", "T", lambda v: type_accuracy(EXP2, [SEQ2], T=v), none_ok=True),
-    suite.Number(
-        "ExpHawkes.score_terms.T", "T", lambda v: EXP1.score_terms(SEQ1, T=v), none_ok=True
-    ),
-    suite.Number("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), none_ok=True),
-    suite.Number("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), none_ok=False),
-    suite.Number("GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), none_ok=False),
-    suite.Number(
-        "InhomogeneousPoisson.scale",
-        "scale",
-        lambda v: InhomogeneousPoisson(2, scale=v),
-        none_ok=False,
-    ),
+    suite.keyword(suite.Number, ExpHawkes, "beta", 1, none_ok=True),
+    suite.keyword(suite.Number, GaussHawkes, "m", 1, none_ok=False),
+    suite.keyword(suite.Number, GaussHawkes, "sigma", 1, none_ok=False),
+    suite.keyword(suite.Number, InhomogeneousPoisson, "scale", 2, none_ok=False),
 ]
 
 
@@ -163,11 +166,16 @@ OUT_OF_RANGE = [
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0),
         _floats(hi=0.0),
     ),
-    suite.OutOfRange(
-        "simulate_hawkes.sigma",
+    suite.keyword(
+        suite.OutOfRange,
+        simulate_hawkes,
         "sigma",
-        lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=v, rng=0),
-        _floats(hi=0.0),
+        0.5,
+        0.5,
+        1.0,
+        5.0,
+        kwargs={"kernel": "gauss", "rng": 0},
+        values=_floats(hi=0.0),
     ),
     suite.OutOfRange(
         "simulate_poisson.rate_fn",
@@ -178,65 +186,68 @@ OUT_OF_RANGE = [
     suite.OutOfRange(
         "simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), _floats(hi=0.0)
     ),
-    suite.OutOfRange(
-        "simulate_poisson.rate_max",
+    suite.keyword(
+        suite.OutOfRange,
+        simulate_poisson,
         "rate_max",
-        lambda v: simulate_poisson(lambda t: 0 * t, 5.0, rng=0, rate_max=v),
-        _floats(hi=0.0),
+        lambda t: 0 * t,
+        5.0,
+        kwargs={"rng": 0},
+        values=_floats(hi=0.0),
     ),
-    suite.OutOfRange("fit.mark_coef", "mark_coef", lambda v: _fit(mark_coef=v), _floats(hi=-1e-9)),
-    suite.OutOfRange("fit.T", "T", lambda v: _fit(T=v), _floats(hi=1.999)),
-    suite.OutOfRange("fit.sigma", "sigma", lambda v: _fit(method="dsm", sigma=v), _floats(hi=0.0)),
-    suite.OutOfRange("fit.tol", "tol", lambda v: _fit(tol=v), _floats(hi=-1e-9)),
-    suite.OutOfRange(
-        "objective.mark_coef",
+    suite.keyword(
+        suite.OutOfRange, _fit, "mark_coef", id="fit.mark_coef", values=_floats(hi=-1e-09)
+    ),
+    suite.keyword(suite.OutOfRange, _fit, "T", id="fit.T", values=_floats(hi=1.999)),
+    suite.keyword(
+        suite.OutOfRange,
+        _fit,
+        "sigma",
+        kwargs={"method": "dsm"},
+        id="fit.sigma",
+        values=_floats(hi=0.0),
+    ),
+    suite.keyword(suite.OutOfRange, _fit, "tol", id="fit.tol", values=_floats(hi=-1e-09)),
+    suite.keyword(
+        suite.OutOfRange,
+        objective,
         "mark_coef",
-        lambda v: objective(EXP2, [SEQ2], T=10.0, mark_coef=v),
-        _floats(hi=-1e-9),
+        EXP2,
+        [SEQ2],
+        kwargs={"T": 10.0},
+        values=_floats(hi=-1e-09),
     ),
-    suite.OutOfRange(
-        "log_likelihood.T", "T", lambda v: log_likelihood(EXP1, [SEQ1], T=v), _floats(hi=1.999)
-    ),
-    suite.OutOfRange("ExpHawkes.beta", "beta", lambda v: ExpHawkes(1, beta=v), _floats(hi=0.0)),
-    suite.OutOfRange("GaussHawkes.m", "m", lambda v: GaussHawkes(1, m=v), _floats(hi=-1e-9)),
-    suite.OutOfRange(
-        "GaussHawkes.sigma", "sigma", lambda v: GaussHawkes(1, sigma=v), _floats(hi=0.0)
-    ),
-    suite.OutOfRange(
-        "InhomogeneousPoisson.scale",
-        "scale",
-        lambda v: InhomogeneousPoisson(2, scale=v),
-        _floats(hi=0.0),
-    ),
+    suite.keyword(suite.OutOfRange, log_likelihood, "T", EXP1, [SEQ1], values=_floats(hi=1.999)),
+    suite.keyword(suite.OutOfRange, ExpHawkes, "beta", 1, values=_floats(hi=0.0)),
+    suite.keyword(suite.OutOfRange, GaussHawkes, "m", 1, values=_floats(hi=-1e-09)),
+    suite.keyword(suite.OutOfRange, GaussHawkes, "sigma", 1, values=_floats(hi=0.0)),
+    suite.keyword(suite.OutOfRange, InhomogeneousPoisson, "scale", 2, values=_floats(hi=0.0)),
     suite.OutOfRange("weight.T<t", "T", lambda v: weight(TIMES, 0.0, v), _floats(0.0, 1.999)),
 ]
 
 
 # --- integers: (id, name, call, minimum) -------------------------------------------------------
 INTS = [
-    suite.Int(
-        "simulate_hawkes.max_events",
-        "max_events",
-        lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, rng=0, max_events=v),
-        minimum=1,
+    suite.keyword(
+        suite.Int, simulate_hawkes, "max_events", 0.5, 0.5, 1.0, 5.0, kwargs={"rng": 0}, minimum=1
     ),
-    suite.Int("fit.maxiter", "maxiter", lambda v: _fit(maxiter=v), minimum=1),
-    suite.Int("fit.n_noise", "n_noise", lambda v: _fit(method="dsm", n_noise=v), minimum=1),
-    suite.Int(
-        "objective.n_noise",
+    suite.keyword(suite.Int, _fit, "maxiter", id="fit.maxiter", minimum=1),
+    suite.keyword(
+        suite.Int, _fit, "n_noise", kwargs={"method": "dsm"}, id="fit.n_noise", minimum=1
+    ),
+    suite.keyword(
+        suite.Int,
+        objective,
         "n_noise",
-        lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, n_noise=v),
+        EXP1,
+        [SEQ1],
+        kwargs={"method": "dsm", "T": 10.0},
         minimum=1,
     ),
     suite.Int("ExpHawkes.K", "K", lambda v: ExpHawkes(v), minimum=1),
     suite.Int("GaussHawkes.K", "K", lambda v: GaussHawkes(v), minimum=1),
     suite.Int("InhomogeneousPoisson.basis", "basis", lambda v: InhomogeneousPoisson(v), minimum=0),
-    suite.Int(
-        "InhomogeneousPoisson.n_quad",
-        "n_quad",
-        lambda v: InhomogeneousPoisson(1, n_quad=v),
-        minimum=1,
-    ),
+    suite.keyword(suite.Int, InhomogeneousPoisson, "n_quad", 1, minimum=1),
 ]
 
 
@@ -269,44 +280,33 @@ ARRAYS = [
     ),
     suite.Array("weight.T[M]", "T", lambda v: weight(TIMES, 0.0, v), (3,), (0, 1), empty_ok=False),
     suite.Array("fit.seqs.times", "seqs", lambda v: _fit(seqs=[v]), (3,), (1,), empty_ok=False),
-    suite.Array(
-        "fit.T[S]", "T", lambda v: _fit(seqs=[SEQ1, SEQ1], T=v), (2,), (0, 1), empty_ok=False
-    ),
-    suite.Array(
-        "objective.seqs.times",
-        "seqs",
-        lambda v: objective(EXP1, [v], T=10.0),
-        (3,),
-        (1,),
+    suite.keyword(
+        suite.Array,
+        _fit,
+        "T",
+        kwargs={"seqs": [SEQ1, SEQ1]},
+        id="fit.T[S]",
+        shape=(2,),
+        ndims=(0, 1),
         empty_ok=False,
     ),
-    suite.Array(
-        "log_likelihood.seqs.times",
-        "seqs",
-        lambda v: log_likelihood(EXP1, [v], T=10.0),
-        (3,),
-        (1,),
-        empty_ok=False,
+    *(
+        suite.Array(
+            f"{fn.__name__}.seqs.times",
+            "seqs",
+            lambda v, fn=fn: fn(EXP1, [v], T=10.0),
+            (3,),
+            (1,),
+            empty_ok=False,
+        )
+        for fn in (objective, log_likelihood, type_accuracy)
     ),
-    suite.Array(
-        "type_accuracy.seqs.times",
-        "seqs",
-        lambda v: type_accuracy(EXP1, [v], T=10.0),
-        (3,),
-        (1,),
-        empty_ok=False,
-    ),
-    suite.Array("ExpHawkes.mu", "mu", lambda v: ExpHawkes(2, mu=v), (2,), (1,), empty_ok=False),
-    suite.Array("ExpHawkes.A", "A", lambda v: ExpHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
-    suite.Array("GaussHawkes.mu", "mu", lambda v: GaussHawkes(2, mu=v), (2,), (1,), empty_ok=False),
-    suite.Array("GaussHawkes.A", "A", lambda v: GaussHawkes(2, A=v), (2, 2), (2,), empty_ok=False),
-    suite.Array(
-        "InhomogeneousPoisson.weights",
-        "weights",
-        lambda v: InhomogeneousPoisson(1, weights=v),
-        (2,),
-        (1,),
-        empty_ok=False,
+    suite.keyword(suite.Array, ExpHawkes, "mu", 2, shape=(2,), ndims=(1,), empty_ok=False),
+    suite.keyword(suite.Array, ExpHawkes, "A", 2, shape=(2, 2), ndims=(2,), empty_ok=False),
+    suite.keyword(suite.Array, GaussHawkes, "mu", 2, shape=(2,), ndims=(1,), empty_ok=False),
+    suite.keyword(suite.Array, GaussHawkes, "A", 2, shape=(2, 2), ndims=(2,), empty_ok=False),
+    suite.keyword(
+        suite.Array, InhomogeneousPoisson, "weights", 1, shape=(2,), ndims=(1,), empty_ok=False
     ),
     suite.Array(
         "ExpHawkes.intensity.t",
@@ -467,29 +467,18 @@ _VALID = {
     "none",
 }
 OPTIONS = [
-    suite.Option(
-        "simulate_hawkes.kernel",
-        "kernel",
-        lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel=v),
-        valid=frozenset(_VALID),
+    suite.keyword(
+        suite.Option, simulate_hawkes, "kernel", 0.5, 0.5, 1.0, 5.0, valid=frozenset(_VALID)
     ),
-    suite.Option("fit.method", "method", lambda v: _fit(method=v), valid=frozenset(_VALID)),
-    suite.Option("fit.weight", "weight", lambda v: _fit(weight=v), valid=frozenset(_VALID)),
-    suite.Option(
-        "objective.method",
-        "method",
-        lambda v: objective(EXP1, [SEQ1], method=v, T=10.0),
-        valid=frozenset(_VALID),
+    suite.keyword(suite.Option, _fit, "method", id="fit.method", valid=frozenset(_VALID)),
+    suite.keyword(suite.Option, _fit, "weight", id="fit.weight", valid=frozenset(_VALID)),
+    suite.keyword(
+        suite.Option, objective, "method", EXP1, [SEQ1], kwargs={"T": 10.0}, valid=frozenset(_VALID)
     ),
-    suite.Option(
-        "objective.weight",
-        "weight",
-        lambda v: objective(EXP1, [SEQ1], T=10.0, weight=v),
-        valid=frozenset(_VALID),
+    suite.keyword(
+        suite.Option, objective, "weight", EXP1, [SEQ1], kwargs={"T": 10.0}, valid=frozenset(_VALID)
     ),
-    suite.Option(
-        "weight.kind", "kind", lambda v: weight(TIMES, 0.0, 10.0, kind=v), valid=frozenset(_VALID)
-    ),
+    suite.keyword(suite.Option, weight, "kind", TIMES, 0.0, 10.0, valid=frozenset(_VALID)),
 ]
 
 
@@ -548,18 +537,22 @@ def test_gauss_kernel_needs_sigma():
 
 # --- randomness --------------------------------------------------------------------------------
 RNGS = [
-    suite.Rng("simulate_hawkes.rng", "rng", lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, rng=v)),
-    suite.Rng(
-        "simulate_hawkes.gauss.rng",
+    suite.keyword(suite.Rng, simulate_hawkes, "rng", 0.5, 0.5, 1.0, 5.0),
+    suite.keyword(
+        suite.Rng,
+        simulate_hawkes,
         "rng",
-        lambda v: simulate_hawkes(0.5, 0.5, 1.0, 5.0, kernel="gauss", sigma=0.5, rng=v),
+        0.5,
+        0.5,
+        1.0,
+        5.0,
+        kwargs={"kernel": "gauss", "sigma": 0.5},
+        id="simulate_hawkes.gauss.rng",
     ),
-    suite.Rng("simulate_poisson.rng", "rng", lambda v: simulate_poisson(1.0, 5.0, rng=v)),
-    suite.Rng("fit.rng.dsm", "rng", lambda v: _fit(method="dsm", rng=v)),
-    suite.Rng("fit.rng.awsm", "rng", lambda v: _fit(rng=v)),
-    suite.Rng(
-        "objective.rng", "rng", lambda v: objective(EXP1, [SEQ1], method="dsm", T=10.0, rng=v)
-    ),
+    suite.keyword(suite.Rng, simulate_poisson, "rng", 1.0, 5.0),
+    suite.keyword(suite.Rng, _fit, "rng", kwargs={"method": "dsm"}, id="fit.rng.dsm"),
+    suite.keyword(suite.Rng, _fit, "rng", id="fit.rng.awsm"),
+    suite.keyword(suite.Rng, objective, "rng", EXP1, [SEQ1], kwargs={"method": "dsm", "T": 10.0}),
 ]
 
 

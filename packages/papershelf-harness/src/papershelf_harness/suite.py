@@ -50,6 +50,7 @@ __all__ = [
     "OutOfRange",
     "Rng",
     "bad_input_suite",
+    "keyword",
 ]
 
 
@@ -141,6 +142,24 @@ class Rng:
     id: str
     name: str
     call: Callable[[Any], Any]
+
+
+def keyword(
+    kind: type, fn: Callable, name: str, *args: Any, kwargs=None, id=None, **options: Any
+):
+    """A case of ``kind`` for the keyword argument ``name`` of ``fn(*args, **kwargs, name=value)``,
+    its id ``"<fn>.<name>"`` unless ``id`` is given; ``options`` are the case's own fields (``minimum=``, ``none_ok=``,
+    ``values=`` ...). One line per case in a long table::
+
+        keyword(Int, median_of_means, "n_blocks", X, minimum=1, none_ok=True)
+    """
+    fixed = dict(kwargs or {})
+    label = getattr(fn, "__qualname__", getattr(fn, "__name__", "call")).rsplit("<locals>.")[-1]
+
+    def call(value):
+        return fn(*args, **fixed, **{name: value})
+
+    return kind(id or f"{label}.{name}", name, call, **options)
 
 
 def _param(cases: list) -> Any:
