@@ -15,7 +15,6 @@ from scifibench import (
     LLMChatModel,
     LLMExtractor,
     LookupEncoder,
-    Question,
     ScriptedLLM,
     augment,
     bootstrap,

@@ -58,8 +58,8 @@ def joint_embedding(img, txt):
 
 
 def _block_rows(n: int, d: int) -> int:
-    # keep the (block, n) distance block and the (block, m, d) refinement small (~64 MB)
-    return max(1, min(n, 8_000_000 // max(n, 1), 8_000_000 // max(d * 32, 1)))
+    # keep the (block, n) distance block small (~64 MB of float64)
+    return max(1, min(n, 8_000_000 // max(n, 1)))
 
 
 def knn_negatives(X, *, k=4, min_dist=0.0):
@@ -68,8 +68,9 @@ def knn_negatives(X, *, k=4, min_dist=0.0):
     filter against near-duplicates; distance exactly ``min_dist`` is kept).
 
     Returns an ``(n, k)`` int64 array, each row ordered by increasing distance (ties: lower
-    index first). Distances are screened with the Gram expansion and the candidates re-measured
-    exactly as ``||x_i - x_j||``, so the result equals a brute-force search. Raises
+    index first). Distances come from the Gram expansion; a row with a near-tie (closer than the
+    expansion's error bound) or a neighbour near ``min_dist`` is re-measured exactly as
+    ``||x_i - x_j||``, so the result equals a brute-force search. Raises
     ``ValueError`` (naming ``min_dist``, or ``k``) when a row has fewer than ``k`` admissible
     neighbours.
     """
@@ -80,46 +81,43 @@ def knn_negatives(X, *, k=4, min_dist=0.0):
         raise ValueError(f"k must be <= n - 1 = {n - 1} (X has {n} rows), got {k}")
     min_dist = check_float(min_dist, "min_dist", minimum=0.0)
     sq = np.einsum("ij,ij->i", X, X)
-    scale = float(sq.max()) if n else 0.0
-    tol = 1e-9 * (scale + 1.0)  # bound on the Gram expansion's error in squared distance
+    # bound on the Gram expansion's error in a squared distance (the true error is ~1e-13 of it)
+    tol = 1e-9 * (float(sq.max()) + 1.0)
     lo2 = min_dist * min_dist
     out = np.empty((n, k), dtype=np.int64)
     block = _block_rows(n, d)
-    m = min(n - 1, k + 8)
+    m = min(k + 1, n)  # the k best and the runner-up (self, at inf, when k = n - 1)
     for i0 in range(0, n, block):
         i1 = min(n, i0 + block)
         rows = np.arange(i0, i1)
         d2 = sq[i0:i1, None] + sq[None, :] - 2.0 * (X[i0:i1] @ X.T)
         d2[rows - i0, rows] = np.inf
         d2[d2 < lo2 - tol] = np.inf  # surely closer than min_dist
-        cand = np.argpartition(d2, m - 1, axis=1)[:, :m] if m < n else np.argsort(d2, axis=1)
-        cand_d2 = np.take_along_axis(d2, cand, axis=1)
-        exact = np.sqrt(((X[cand] - X[i0:i1, None, :]) ** 2).sum(axis=-1))
-        exact[~np.isfinite(cand_d2)] = np.inf
-        exact[exact < min_dist] = np.inf
-        # the m-th screened value bounds every candidate left out
-        if m < n - 1:
-            rest = np.partition(d2, m, axis=1)[:, m]
-        else:
-            rest = np.full(i1 - i0, np.inf)
-        for r in range(i1 - i0):
-            order = np.lexsort((cand[r], exact[r]))
-            good = order[np.isfinite(exact[r, order])][:k]
-            if len(good) == k and exact[r, good[-1]] ** 2 < rest[r] - tol:
-                out[i0 + r] = cand[r, good]
-                continue
-            # rare: near-ties or many near-duplicates; measure the whole row exactly
-            full = np.sqrt(((X - X[i0 + r]) ** 2).sum(axis=1))
-            full[i0 + r] = np.inf
+        cand = np.argpartition(d2, m - 1, axis=1)[:, :m]
+        vals = np.take_along_axis(d2, cand, axis=1)
+        order = np.argsort(vals, axis=1)
+        cand = np.take_along_axis(cand, order, axis=1)
+        vals = np.take_along_axis(vals, order, axis=1)
+        # a row is decided by the screen unless two of its best k + 1 are within tol of each
+        # other (a near-tie), one is within tol of min_dist, or fewer than k are admissible
+        with np.errstate(invalid="ignore"):
+            near_tie = (np.diff(vals, axis=1) < tol).any(axis=1)
+        near_min = (np.abs(vals - lo2) < tol).any(axis=1) if min_dist > 0 else False
+        short = ~np.isfinite(vals[:, k - 1])
+        out[i0:i1] = cand[:, :k]
+        for r in np.flatnonzero(near_tie | near_min | short):
+            i = i0 + int(r)
+            full = np.sqrt(((X - X[i]) ** 2).sum(axis=1))  # exact, ties to the lower index
+            full[i] = np.inf
             full[full < min_dist] = np.inf
-            idx = np.lexsort((np.arange(n), full))
-            idx = idx[np.isfinite(full[idx])][:k]
-            if len(idx) < k:
+            idx = np.argsort(full, kind="stable")[:k]
+            if not np.isfinite(full[idx[-1]]):
+                n_ok = int(np.isfinite(full).sum())
                 raise ValueError(
-                    f"min_dist={min_dist} leaves row {i0 + r} with {len(idx)} admissible "
-                    f"neighbours, fewer than k={k}"
+                    f"min_dist={min_dist} leaves row {i} with {n_ok} admissible neighbours, "
+                    f"fewer than k={k}"
                 )
-            out[i0 + r] = idx
+            out[i] = idx
     return out
 
 
