@@ -91,7 +91,9 @@ def test_loops(messy):
     s = np.full((c, c), np.nan)
     for a in range(c):
         for b in range(c):
-            vals = [cos(d[i], d[j]) for i in live for j in live if i != j and y[i] == a and y[j] == b]
+            vals = [
+                cos(d[i], d[j]) for i in live for j in live if i != j and y[i] == a and y[j] == b
+            ]
             if vals:
                 s[a, b] = statistics.fmean(vals)
     off = [s[a, b] for a in range(c) for b in range(c) if a != b and not np.isnan(s[a, b])]

@@ -45,9 +45,9 @@ def spectral_radius(edge_index: Any, *, num_nodes: int | None = None) -> float:
         if sp.issparse(edge_index):
             num_nodes = int(edge_index.shape[0])
         else:
-            from ._checks import check_array
+            from ._validation import check_int_array
 
-            arr = check_array(edge_index, "edge_index", ndim=2, dtype="int")
+            arr = check_int_array(edge_index, "edge_index", ndim=2)
             num_nodes = int(arr.max()) + 1 if arr.size else 0
     num_nodes = check_int(num_nodes, "num_nodes", minimum=1)
     return _radius(check_graph(edge_index, num_nodes, require_edges=False))
@@ -61,9 +61,7 @@ def label_homophily(edge_index: Any, y: Any) -> float:
 
 
 def _neighbour_distribution(g: Graph, y: np.ndarray, num_classes: int) -> np.ndarray:
-    onehot = sp.csr_matrix(
-        (np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, num_classes)
-    )
+    onehot = sp.csr_matrix((np.ones(y.size), (np.arange(y.size), y)), shape=(y.size, num_classes))
     counts = np.asarray((g.adj @ onehot).todense())
     deg = g.degree
     out = np.zeros_like(counts)

@@ -8,9 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ._checks import check_array, check_float, check_int, check_probability, check_rng
+from ._checks import check_float, check_int, check_probability, check_rng
 from ._core import _radius
-from ._validation import Graph
+from ._validation import Graph, check_int_array
 
 __all__ = ["csbm3h"]
 
@@ -42,14 +42,16 @@ def csbm3h(
     """
     n = check_int(n, "n", minimum=2)
     c = check_int(num_classes, "num_classes", minimum=2)
-    dr = check_array(degree_range, "degree_range", ndim=1, dtype="int", shape=(2,))
+    dr = check_int_array(degree_range, "degree_range", ndim=1, shape=(2,))
     d_lo, d_hi = int(dr[0]), int(dr[1])
     if d_lo < 0 or d_hi <= d_lo:
         raise ValueError(f"degree_range must be (d_lo, d_hi) with 0 <= d_lo < d_hi, got {dr}")
     feat_dim = check_int(feat_dim, "feat_dim", minimum=1)
     h_L = check_probability(h_L, "h_L")
     h_S = check_probability(h_S, "h_S")
-    h_F = check_float(h_F, "h_F", minimum=-1.0, maximum=1.0, min_inclusive=False, max_inclusive=False)
+    h_F = check_float(
+        h_F, "h_F", minimum=-1.0, maximum=1.0, min_inclusive=False, max_inclusive=False
+    )
     gen = check_rng(rng)
 
     deg = gen.integers(d_lo, d_hi, size=n).astype(np.float64)
@@ -75,9 +77,7 @@ def csbm3h(
         dst_parts.append(col)
     src = np.concatenate(src_parts) if src_parts else np.zeros(0, np.int64)
     dst = np.concatenate(dst_parts) if dst_parts else np.zeros(0, np.int64)
-    edge_index = np.stack([np.concatenate([src, dst]), np.concatenate([dst, src])]).astype(
-        np.int64
-    )
+    edge_index = np.stack([np.concatenate([src, dst]), np.concatenate([dst, src])]).astype(np.int64)
 
     mu = gen.random((c, feat_dim))
     var = gen.random((c, feat_dim))

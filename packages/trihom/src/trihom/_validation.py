@@ -16,7 +16,14 @@ import scipy.sparse as sp
 
 from ._checks import check_array, check_same_length, describe
 
-__all__ = ["Graph", "check_features", "check_graph", "check_labels"]
+__all__ = ["Graph", "check_features", "check_graph", "check_int_array", "check_labels"]
+
+
+def check_int_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:
+    """An integer array: NaN/inf or a wrong shape is a ValueError (checked first, on the
+    numbers), a non-integral or non-numeric value a TypeError; returned as int64."""
+    arr = check_array(value, name, dtype="numeric", **kwargs)
+    return check_array(arr, name, dtype="int", allow_empty=True).astype(np.int64, copy=False)
 
 
 @dataclass(frozen=True)
@@ -65,8 +72,8 @@ def check_graph(
         keep = data != 0
         row, col = coo.row[keep].astype(np.int64), coo.col[keep].astype(np.int64)
     else:
-        arr = check_array(
-            _torch_to_numpy(edge_index), name, ndim=2, dtype="int", allow_empty=not require_edges
+        arr = check_int_array(
+            _torch_to_numpy(edge_index), name, ndim=2, allow_empty=not require_edges
         )
         if arr.shape[0] != 2:
             raise ValueError(f"{name} must have shape (2, E), got shape {arr.shape}")
@@ -97,7 +104,7 @@ def check_graph(
 
 def check_labels(y: Any, name: str = "y") -> np.ndarray:
     """Class labels: a non-empty 1-d int array with values >= 0 (C = max(y) + 1)."""
-    y = check_array(y, name, ndim=1, dtype="int").astype(np.int64, copy=False)
+    y = check_int_array(y, name, ndim=1)
     if int(y.min()) < 0:
         raise ValueError(f"{name} must hold class labels >= 0, got min {int(y.min())}")
     return y

@@ -330,12 +330,8 @@ def all_metrics(edge_index: Any, X: Any, y: Any) -> dict[str, float]:
         "aggregation_homophily_hard": aggregation_homophily(edge_index, y, mode="hard"),
         "generalized_edge_homophily": generalized_edge_homophily(edge_index, X),
         "local_similarity_cosine": local_similarity_homophily(edge_index, X, metric="cosine"),
-        "local_similarity_euclidean": local_similarity_homophily(
-            edge_index, X, metric="euclidean"
-        ),
+        "local_similarity_euclidean": local_similarity_homophily(edge_index, X, metric="euclidean"),
         "attribute_homophily": attribute_homophily(edge_index, X),
-        "class_controlled_feature_homophily": class_controlled_feature_homophily(
-            edge_index, X, y
-        ),
+        "class_controlled_feature_homophily": class_controlled_feature_homophily(edge_index, X, y),
     }
     return out

@@ -24,7 +24,9 @@ def _make(name: str):
         from sklearn import svm
         from sklearn.naive_bayes import GaussianNB
     except ImportError as e:  # pragma: no cover - exercised only without the extra
-        raise ImportError('trihom.classifier needs scikit-learn: pip install "trihom[sklearn]"') from e
+        raise ImportError(
+            'trihom.classifier needs scikit-learn: pip install "trihom[sklearn]"'
+        ) from e
     if name == "gnb":
         return GaussianNB()
     if name == "svm_linear":
@@ -64,8 +66,12 @@ def classifier_based_homophily(
     classifier = check_option(classifier, "classifier", CLASSIFIERS)
     repeats = check_int(repeats, "repeats", minimum=2)
     train_fraction = check_float(
-        train_fraction, "train_fraction", minimum=0.0, maximum=1.0,
-        min_inclusive=False, max_inclusive=False,
+        train_fraction,
+        "train_fraction",
+        minimum=0.0,
+        maximum=1.0,
+        min_inclusive=False,
+        max_inclusive=False,
     )
     gen = check_rng(rng)
     y = check_labels(y)

@@ -56,24 +56,27 @@ def _train(
 ) -> TrainResult:
     y = check_labels(_numpy(y))
     x = check_features(_numpy(X), y.size)
-    g = check_graph(edge_index, y.size, require_edges=False)
+    g = check_graph(edge_index, y.size)
     hidden = check_int(hidden, "hidden", minimum=1)
     epochs = check_int(epochs, "epochs", minimum=1)
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
     weight_decay = check_float(weight_decay, "weight_decay", minimum=0.0)
     dropout = check_float(dropout, "dropout", minimum=0.0, maximum=1.0, max_inclusive=False)
     train_fraction = check_float(
-        train_fraction, "train_fraction", minimum=0.0, maximum=1.0,
-        min_inclusive=False, max_inclusive=False,
+        train_fraction,
+        "train_fraction",
+        minimum=0.0,
+        maximum=1.0,
+        min_inclusive=False,
+        max_inclusive=False,
     )
     n_train = int(round(train_fraction * y.size))
     if n_train < 1 or n_train >= y.size:
         raise ValueError(
-            f"train_fraction={train_fraction} leaves no training or no test node for {y.size}"
-            " nodes"
+            f"train_fraction={train_fraction} leaves no training or no test node for {y.size} nodes"
         )
-    torch = _import_torch()
     generator = check_generator(generator, "generator")
+    torch = _import_torch()
     if generator is None:
         generator = torch.Generator().manual_seed(0)
     c = int(y.max()) + 1
@@ -88,7 +91,8 @@ def _train(
         cols = np.concatenate([g.dst, np.arange(y.size)])
         vals = dinv[rows] * dinv[cols]
         a_hat = torch.sparse_coo_tensor(
-            torch.as_tensor(np.stack([rows, cols])), torch.as_tensor(vals, dtype=torch.float32),
+            torch.as_tensor(np.stack([rows, cols])),
+            torch.as_tensor(vals, dtype=torch.float32),
             (y.size, y.size),
         ).coalesce()
 
@@ -147,8 +151,16 @@ def train_gcn(
     Adam on a random ``train_fraction`` of the nodes; test on the rest. ``generator`` (a
     ``torch.Generator``, default seeded 0) drives the split, the init and dropout."""
     return _train(
-        True, edge_index, X, y, hidden=hidden, epochs=epochs, lr=lr,
-        weight_decay=weight_decay, dropout=dropout, train_fraction=train_fraction,
+        True,
+        edge_index,
+        X,
+        y,
+        hidden=hidden,
+        epochs=epochs,
+        lr=lr,
+        weight_decay=weight_decay,
+        dropout=dropout,
+        train_fraction=train_fraction,
         generator=generator,
     )
 
@@ -169,7 +181,15 @@ def train_mlp(
     """The same 2-layer network without the graph (a graph-agnostic MLP); ``edge_index`` only
     fixes the node count check, so the two trainers share one signature."""
     return _train(
-        False, edge_index, X, y, hidden=hidden, epochs=epochs, lr=lr,
-        weight_decay=weight_decay, dropout=dropout, train_fraction=train_fraction,
+        False,
+        edge_index,
+        X,
+        y,
+        hidden=hidden,
+        epochs=epochs,
+        lr=lr,
+        weight_decay=weight_decay,
+        dropout=dropout,
+        train_fraction=train_fraction,
         generator=generator,
     )
