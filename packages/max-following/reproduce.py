@@ -155,15 +155,9 @@ def navigation(args):
     )
 
 
-def claims(args):
-    yield from dominance(args)
-    yield from zigzag_claims(args)
-    yield from maxiteration_tabular(args)
-    yield from navigation(args)
-
-
 main = reproduce_cli(
-    claims, full_help="brief scale: 50 tabular instances x n=2000, navigation n=300 x 5 seeds"
+    [dominance, zigzag_claims, maxiteration_tabular, navigation],
+    full_help="brief scale: 50 tabular instances x n=2000, navigation n=300 x 5 seeds",
 )
 
 

@@ -226,15 +226,8 @@ def multiples(args):
     )
 
 
-def claims(args):
-    yield from phase_example(args)
-    yield from behaviour_dependence(args)
-    yield from periodic_vs_stationary(args)
-    yield from multiples(args)
-
-
 main = reproduce_cli(
-    claims,
+    [phase_example, behaviour_dependence, periodic_vs_stationary, multiples],
     full_help="brief scale: 10^6 steps, 5 random POMDPs for the behaviour check, J*_L to L = 10",
 )
 

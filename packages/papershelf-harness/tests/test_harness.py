@@ -12,6 +12,7 @@ from papershelf_harness import (
     describe_machine,
     peak_memory,
     ratio,
+    reproduce_cli,
     reproduce_main,
     timeit_ms,
     validate_bench,
@@ -185,6 +186,28 @@ def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
     assert data["package"] == "demo-pkg" and data["paper"] == "A Paper (NeurIPS 2024)"
     assert load_script(tmp_path / "bench.py").main(["--quick"]) == 0
     assert json.loads((tmp_path / "bench.json").read_text())["package"] == "demo-pkg"
+
+
+def test_reproduce_cli_chains_a_list_of_claims_functions(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
+    )
+    (tmp_path / "reproduce.py").write_text(
+        "from papershelf_harness import Claim, reproduce_cli\n"
+        "def first(args):\n"
+        "    yield Claim('one', '1', '1', True)\n"
+        "def second(args):\n"
+        "    yield Claim('two', '2', '2', True)\n"
+        "    yield Claim('three', '3', '3', None)\n"
+        "main = reproduce_cli([first, second])\n"
+    )
+    from papershelf_harness.testing import load_script
+
+    assert load_script(tmp_path / "reproduce.py").main(["--quick"]) == 0
+    data = json.loads((tmp_path / "reproduce.json").read_text())
+    assert [c["claim"] for c in data["claims"]] == ["one", "two", "three"]
+    with pytest.raises(TypeError, match="^claims_fn"):
+        reproduce_cli([])
 
 
 def test_assert_rejects_passes_fn_keywords_through():

@@ -47,12 +47,29 @@ def script_metadata(directory: str | Path) -> tuple[str, str]:
 
 
 def reproduce_cli(
-    claims_fn: Callable, *, package: str | None = None, paper: str | None = None, **options: Any
+    claims_fn: Callable | Sequence[Callable],
+    *,
+    package: str | None = None,
+    paper: str | None = None,
+    **options: Any,
 ) -> Callable[[Sequence[str] | None], int]:
     """``main(argv=None)`` running :func:`reproduce_main` for ``claims_fn``; package and paper
     default to the script's pyproject, ``--json`` to ``reproduce.json`` beside the script, the
     help text to the script's docstring, and ``quick`` to True. ``options`` are
-    :func:`reproduce_main`'s keyword options."""
+    :func:`reproduce_main`'s keyword options.
+
+    ``claims_fn`` may be a list of claims functions, each ``f(args) -> Iterable[Claim]``: their
+    claims in that order (one function per experiment, no aggregator to write)."""
+    if not callable(claims_fn):
+        parts = list(claims_fn)
+        if not parts or not all(callable(f) for f in parts):
+            raise TypeError("claims_fn: expected a function or a non-empty list of functions")
+
+        def claims_fn(args, _parts=tuple(parts)):
+            for f in _parts:
+                yield from f(args)
+
+        claims_fn.__module__ = parts[0].__module__  # the script that defines them
     here, doc = _script(claims_fn)
     options.setdefault("doc", doc)
     options.setdefault("quick", True)

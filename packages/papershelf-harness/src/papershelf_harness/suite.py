@@ -144,9 +144,7 @@ class Rng:
     call: Callable[[Any], Any]
 
 
-def keyword(
-    kind: type, fn: Callable, name: str, *args: Any, kwargs=None, id=None, **options: Any
-):
+def keyword(kind: type, fn: Callable, name: str, *args: Any, kwargs=None, id=None, **options: Any):
     """A case of ``kind`` for the keyword argument ``name`` of ``fn(*args, **kwargs, name=value)``,
     its id ``"<fn>.<name>"`` unless ``id`` is given; ``options`` are the case's own fields (``minimum=``, ``none_ok=``,
     ``values=`` ...). One line per case in a long table::
