@@ -69,7 +69,7 @@ def run(args) -> Table:
         notes=f"{RATIO_NOTE}; faiss IndexFlatL2 is exact in float32 (agree = rows with the same "
         "neighbour set as ours); single-threaded BLAS",
     )
-    sizes = [(500, 64), (1000, 512)] if args.quick else [(2000, 64), (2000, 2048), (10000, 256)]
+    sizes = [(300, 64), (600, 256)] if args.quick else [(2000, 64), (2000, 2048), (10000, 256)]
     rng = np.random.default_rng(0)
     reps = 2 if args.quick else 3
     for n, d in sizes:
@@ -92,7 +92,7 @@ def run(args) -> Table:
             ratio(fa, ours),
             "n/a" if agree is None else f"{agree:.4f}",
         )
-    n_boot = 20_000 if args.quick else 100_000
+    n_boot = 10_000 if args.quick else 100_000
     correct = np.r_[np.ones(280), np.zeros(220)]
     ours = timeit_ms(lambda: bootstrap(correct, n_boot=n_boot, rng=0), repeat=reps).best_ms
     naive = timeit_ms(

@@ -5,16 +5,8 @@ import math
 
 import numpy as np
 import pytest
-from scifibench import (
-    LETTERS,
-    dedupe_captions,
-    difficulty,
-    joint_embedding,
-    knn_negatives,
-    make_questions,
-    random_negatives,
-    strip_figure_number,
-)
+from scifibench import LETTERS, dedupe_captions, difficulty, joint_embedding, knn_negatives
+from scifibench.curate import make_questions, random_negatives, strip_figure_number
 
 
 def brute_knn(X, k, min_dist=0.0):

@@ -207,6 +207,12 @@ def test_question_is_frozen_with_fields_in_order():
         q.answer = "A"
 
 
+def test_question_accepts_string_ids_and_missing_extras():
+    q = Question("q-7", "fig2cap", "Which?", ["a", "b", "c"], "C", None, None, None, None)
+    assert q.qid == "q-7" and q.images == () and q.option_ids == () and q.category == ""
+    assert q.options == ("a", "b", "c") and q.answer_index == 2 and q.n_options == 3
+
+
 def test_from_records_reads_released_rows():
     rows = [
         {

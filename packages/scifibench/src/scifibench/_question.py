@@ -28,7 +28,7 @@ class Question:
     Attributes
     ----------
     qid
-        Question id (an ``int``; the row of the true item for questions from
+        Question id (an ``int`` or a ``str``; the row of the true item for questions from
         :func:`make_questions`).
     task
         ``"fig2cap"`` (one figure, caption options) or ``"cap2fig"`` (one caption, figure
@@ -49,12 +49,13 @@ class Question:
     caption
         The query caption of a ``cap2fig`` question (``None`` for ``fig2cap``).
     category
-        The question's category (an opaque string, e.g. an arXiv category), ``""`` if unknown.
+        The question's category (an opaque string, e.g. an arXiv category), ``""`` if unknown
+        (``None`` is stored as ``""``).
 
-    Lists are stored as tuples. ``answer_index`` is the position of ``answer``.
+    Lists are stored as tuples (``None`` for ``images``/``option_ids`` as ``()``). ``answer_index`` is the position of ``answer``.
     """
 
-    qid: int
+    qid: int | str
     task: str
     question: str
     options: tuple[str, ...]
@@ -65,7 +66,8 @@ class Question:
     category: str = ""
 
     def __post_init__(self) -> None:
-        check_int(self.qid, "qid")
+        if not isinstance(self.qid, str):
+            check_int(self.qid, "qid")
         check_option(self.task, "task", TASKS)
         check_str(self.question, "question")
         options = check_strings(self.options, "options")
@@ -77,13 +79,19 @@ class Question:
                 f"answer must be one of {list(LETTERS[: len(options)])} "
                 f"for {len(options)} options, got {self.answer!r}"
             )
-        images = check_sequence(self.images, "images", allow_empty=True)
+        images = (
+            () if self.images is None else check_sequence(self.images, "images", allow_empty=True)
+        )
         if self.task == "cap2fig" and len(images) != len(options):
             raise ValueError(
                 f"images must hold one figure per option for a cap2fig question "
                 f"({len(options)}), got {len(images)}"
             )
-        ids = check_sequence(self.option_ids, "option_ids", allow_empty=True)
+        ids = (
+            ()
+            if self.option_ids is None
+            else check_sequence(self.option_ids, "option_ids", allow_empty=True)
+        )
         ids = tuple(check_int(v, f"option_ids[{i}]") for i, v in enumerate(ids))
         if ids and len(ids) != len(options):
             raise ValueError(
@@ -91,8 +99,10 @@ class Question:
             )
         if self.caption is not None:
             check_str(self.caption, "caption")
-        check_str(self.category, "category")
-        object.__setattr__(self, "qid", int(self.qid))
+        category = "" if self.category is None else check_str(self.category, "category")
+        if not isinstance(self.qid, str):
+            object.__setattr__(self, "qid", int(self.qid))
+        object.__setattr__(self, "category", category)
         object.__setattr__(self, "options", options)
         object.__setattr__(self, "images", images)
         object.__setattr__(self, "option_ids", ids)
