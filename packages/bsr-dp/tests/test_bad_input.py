@@ -21,7 +21,7 @@ from bsr_dp import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness import strategies as bad
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -35,19 +35,19 @@ C1D = {  # public functions whose first argument is a 1-D coefficient vector, an
 
 
 @FAST
-@given(value=bad.non_numeric(), name=st.sampled_from(sorted(C1D)))
+@given(value=invalid.non_numeric(), name=st.sampled_from(sorted(C1D)))
 def test_non_numeric_coefs_are_type_errors(value, name):
     assert_rejects(TypeError, name, C1D[name], value)
 
 
 @FAST
-@given(value=bad.non_finite_arrays(shape=(4,), base=1.0), name=st.sampled_from(sorted(C1D)))
+@given(value=invalid.non_finite_arrays(shape=(4,), base=1.0), name=st.sampled_from(sorted(C1D)))
 def test_non_finite_coefs_are_value_errors(value, name):
     assert_rejects(ValueError, name, C1D[name], value)
 
 
 @FAST
-@given(value=bad.wrong_ndim_arrays(ok_ndims=(1,)), name=st.sampled_from(sorted(C1D)))
+@given(value=invalid.wrong_ndim_arrays(ok_ndims=(1,)), name=st.sampled_from(sorted(C1D)))
 def test_wrong_ndim_coefs_are_value_errors(value, name):
     assert_rejects(ValueError, name, C1D[name], value)
 
@@ -60,7 +60,7 @@ def test_empty_and_non_invertible_coefs(name):
 
 
 @FAST
-@given(value=bad.non_finite_arrays(shape=(10,), base=1.0))
+@given(value=invalid.non_finite_arrays(shape=(10,), base=1.0))
 def test_non_finite_workload(value):
     assert_rejects(ValueError, "workload_coefs", per_step_error, [1.0], value)
     assert_rejects(ValueError, "workload_coefs", max_se, [1.0], value, 2)
@@ -71,7 +71,7 @@ def test_non_finite_workload(value):
 
 
 @FAST
-@given(value=bad.non_integers())
+@given(value=invalid.non_integers())
 def test_integer_arguments_refuse_non_integers(value):
     assert_rejects(TypeError, "n", workload_momentum, value)
     assert_rejects(TypeError, "bandwidth", bsr_coefs, 10, value)
@@ -92,7 +92,7 @@ def test_integer_arguments_refuse_non_integers(value):
 
 
 @FAST
-@given(value=bad.negative_or_zero_ints())
+@given(value=invalid.negative_or_zero_ints())
 def test_integer_arguments_refuse_non_positive(value):
     assert_rejects(ValueError, "n", workload_momentum, value)
     assert_rejects(ValueError, "bandwidth", bsr_coefs, 10, value)
@@ -107,10 +107,10 @@ def test_integer_arguments_refuse_non_positive(value):
 @FAST
 @given(
     momentum=st.one_of(
-        st.floats(max_value=-1e-9), st.floats(min_value=1.0), bad.non_finite_floats()
+        st.floats(max_value=-1e-9), st.floats(min_value=1.0), invalid.non_finite_floats()
     ),
     weight_decay=st.one_of(
-        st.floats(max_value=0.0), st.floats(min_value=1 + 1e-9), bad.non_finite_floats()
+        st.floats(max_value=0.0), st.floats(min_value=1 + 1e-9), invalid.non_finite_floats()
     ),
 )
 def test_momentum_and_weight_decay_ranges(momentum, weight_decay):
@@ -139,7 +139,7 @@ def test_options_and_lengths():
 
 
 @FAST
-@given(C=bad.wrong_ndim_arrays(ok_ndims=(2,)))
+@given(C=invalid.wrong_ndim_arrays(ok_ndims=(2,)))
 def test_matrix_se_shapes(C):
     assert_rejects(ValueError, "C", matrix_se, C, np.eye(2), 1.0)
     assert_rejects(ValueError, "A", matrix_se, np.eye(2), C, 1.0)
@@ -147,8 +147,8 @@ def test_matrix_se_shapes(C):
 
 @FAST
 @given(
-    C=bad.non_finite_arrays(shape=(3, 3), base=1.0),
-    s=st.one_of(st.floats(max_value=0.0), bad.non_finite_floats()),
+    C=invalid.non_finite_arrays(shape=(3, 3), base=1.0),
+    s=st.one_of(st.floats(max_value=0.0), invalid.non_finite_floats()),
 )
 def test_matrix_se_values(C, s):
     assert_rejects(ValueError, "C", matrix_se, C, np.eye(3), 1.0)
@@ -160,15 +160,15 @@ def test_matrix_se_values(C, s):
 
 
 @FAST
-@given(rng=bad.not_rngs())
+@given(rng=invalid.not_rngs())
 def test_noise_rng(rng):
     assert_rejects((TypeError, ValueError), "rng", CorrelatedNoise, [1.0, 0.5], 3, rng=rng)
 
 
 @FAST
 @given(
-    sigma=st.one_of(st.floats(max_value=-1e-9), bad.non_finite_floats()),
-    steps=bad.negative_or_zero_ints(-1),
+    sigma=st.one_of(st.floats(max_value=-1e-9), invalid.non_finite_floats()),
+    steps=invalid.negative_or_zero_ints(-1),
 )
 def test_noise_values(sigma, steps):
     assert_rejects(ValueError, "sigma", CorrelatedNoise, [1.0], 3, sigma=sigma)

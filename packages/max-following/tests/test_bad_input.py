@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness import strategies as bad
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=20, deadline=None)
@@ -13,7 +13,7 @@ MDP, POLS = mf.zigzag(4)
 
 
 @FAST
-@given(v=bad.non_numeric())
+@given(v=invalid.non_numeric())
 def test_tabular_policy_probs(v):
     assert_rejects(TypeError, "probs", mf.TabularPolicy, v)
 
@@ -42,7 +42,7 @@ def test_exact_tools():
 
 
 @FAST
-@given(rng=bad.not_rngs())
+@given(rng=invalid.not_rngs())
 def test_rng(rng):
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError
     assert_rejects(exc, "rng", mf.max_following_policy, MDP, POLS, tie_break="random", rng=rng)
@@ -52,7 +52,7 @@ def test_rng(rng):
 
 
 @FAST
-@given(v=bad.non_integers())
+@given(v=invalid.non_integers())
 def test_counts_must_be_ints(v):
     assert_rejects(TypeError, "horizon", mf.MaxIteration, POLS, horizon=v, n_per_step=3)
     assert_rejects(TypeError, "n_per_step", mf.MaxIteration, POLS, horizon=4, n_per_step=v)

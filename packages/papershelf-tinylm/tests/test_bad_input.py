@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import papershelf_tinylm as tl
-from papershelf_harness import strategies as bad
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 SETTINGS = settings(max_examples=20, deadline=None)
@@ -15,20 +15,22 @@ RECIPE = ["steps", "batch_size", "seq_len", "warmup"]
 
 
 @SETTINGS
-@given(value=bad.non_integers(), name=st.sampled_from(RECIPE))
+@given(value=invalid.non_integers(), name=st.sampled_from(RECIPE))
 def test_train_spec_integers_refuse_other_types(value, name):
     # 0.1: ValueError for steps=1.5 / None; now TypeError naming the field
     assert_rejects(TypeError, name, tl.TrainSpec, **{name: value})
 
 
 @SETTINGS
-@given(value=bad.negative_or_zero_ints(), name=st.sampled_from(["steps", "batch_size", "seq_len"]))
+@given(
+    value=invalid.negative_or_zero_ints(), name=st.sampled_from(["steps", "batch_size", "seq_len"])
+)
 def test_train_spec_sizes_must_be_positive(value, name):
     assert_rejects(ValueError, name, tl.TrainSpec, **{name: value})
 
 
 @SETTINGS
-@given(value=st.one_of(bad.non_finite_floats(), st.floats(max_value=0.0)), name=st.just("lr"))
+@given(value=st.one_of(invalid.non_finite_floats(), st.floats(max_value=0.0)), name=st.just("lr"))
 def test_train_spec_lr_must_be_positive_and_finite(value, name):
     assert_rejects(ValueError, name, tl.TrainSpec, lr=value)
 
@@ -49,7 +51,7 @@ def test_train_spec_canonicalises_numpy_numbers():
 
 
 @SETTINGS
-@given(rng=bad.not_rngs())
+@given(rng=invalid.not_rngs())
 def test_batch_rng_must_be_a_generator_or_seed(rng):
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError
     assert_rejects(exc, "rng", tl.lm_batch, rng, 2, 16)
@@ -58,7 +60,7 @@ def test_batch_rng_must_be_a_generator_or_seed(rng):
 
 @SETTINGS
 @given(
-    value=st.one_of(bad.non_integers(), bad.negative_or_zero_ints()),
+    value=st.one_of(invalid.non_integers(), invalid.negative_or_zero_ints()),
     name=st.sampled_from(["b", "t"]),
 )
 def test_batch_sizes(value, name):
@@ -120,7 +122,7 @@ def test_heldout_loss_options():
 
 
 @SETTINGS
-@given(value=bad.non_numeric())
+@given(value=invalid.non_numeric())
 def test_tokenizer_text_must_be_str_or_strings(value):
     if isinstance(value, str):
         return

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from specexec import DraftTree, MarkovLM, OffloadCostModel
 
-from papershelf_harness import strategies as bad
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=25, deadline=None)
@@ -31,7 +31,7 @@ def test_rng_string_is_a_type_error_naming_rng():
 
 
 @FAST
-@given(rng=bad.not_rngs())
+@given(rng=invalid.not_rngs())
 def test_bad_rng(rng):
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError
     assert_rejects(exc, "rng", sx.validate_tree, TREE, np.zeros((3, 4)), rng=rng)
@@ -50,7 +50,7 @@ def test_bad_temperature(t):
 
 
 @FAST
-@given(p=st.one_of(bad.bad_probabilities(), st.just(0.0)))
+@given(p=st.one_of(invalid.bad_probabilities(), st.just(0.0)))
 def test_bad_top_p(p):
     assert_rejects(ValueError, "top_p", sx.warp_probs, [0.0, 1.0], top_p=p)
     assert_rejects(
@@ -61,7 +61,7 @@ def test_bad_top_p(p):
 
 
 @FAST
-@given(value=bad.non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric_options(value):
     for name in ("temperature", "top_p"):
         assert_rejects(TypeError, name, sx.warp_probs, [0.0, 1.0], **{name: value})
@@ -71,7 +71,7 @@ def test_non_numeric_options(value):
 
 
 @FAST
-@given(n=bad.non_integers())
+@given(n=invalid.non_integers())
 def test_non_integer_counts(n):
     assert_rejects(TypeError, "max_new_tokens", sx.specexec_generate, TARGET, DRAFT, [0], n)
     assert_rejects(TypeError, "budget", GENERATORS[0], budget=n)
@@ -94,7 +94,7 @@ def test_out_of_range_counts(n):
 
 
 @FAST
-@given(logits=bad.non_finite_arrays(shape=(3, 4)))
+@given(logits=invalid.non_finite_arrays(shape=(3, 4)))
 def test_nan_or_inf_logits(logits):
     if not (np.isnan(logits).any() or (logits == np.inf).any()):
         logits[0, 0] = np.nan  # -inf alone is a valid "impossible token"
@@ -103,14 +103,14 @@ def test_nan_or_inf_logits(logits):
 
 
 @FAST
-@given(x=bad.wrong_ndim_arrays(ok_ndims=(2,)))
+@given(x=invalid.wrong_ndim_arrays(ok_ndims=(2,)))
 def test_wrong_ndim_target_logits(x):
     assert_rejects(ValueError, "target_logits", sx.validate_tree, TREE, x)
     assert_rejects(ValueError, "target_prob_fn", sx.expected_tokens_per_pass, TREE, x)
 
 
 @FAST
-@given(x=bad.wrong_ndim_arrays(ok_ndims=(1, 2)))
+@given(x=invalid.wrong_ndim_arrays(ok_ndims=(1, 2)))
 def test_wrong_ndim_input_ids(x):
     for gen in GENERATORS:
         assert_rejects(ValueError, "input_ids", gen, input_ids=x.astype(int))

@@ -6,7 +6,7 @@ import spectr_decode as sd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from papershelf_harness import strategies as bad
+from papershelf_harness import strategies as invalid
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=25, deadline=None)
@@ -43,7 +43,7 @@ def test_rng_string_is_a_type_error_naming_rng():
 
 
 @FAST
-@given(rng=bad.not_rngs())
+@given(rng=invalid.not_rngs())
 def test_bad_rng(rng):
     exc = ValueError if isinstance(rng, int) and not isinstance(rng, bool) else TypeError
     assert_rejects(exc, "rng", sd.kseq_select, [0, 1], P, Q, rng=rng)
@@ -59,7 +59,7 @@ def test_bad_temperature(t):
 
 
 @FAST
-@given(p=st.one_of(bad.bad_probabilities(), st.just(0.0)))
+@given(p=st.one_of(invalid.bad_probabilities(), st.just(0.0)))
 def test_bad_top_p(p):
     assert_rejects(ValueError, "top_p", sd.warp, np.log(P), top_p=p)
     for gen in GENERATORS:
@@ -67,7 +67,7 @@ def test_bad_top_p(p):
 
 
 @FAST
-@given(value=bad.non_numeric())
+@given(value=invalid.non_numeric())
 def test_non_numeric(value):
     for name in ("temperature", "top_p"):
         assert_rejects(TypeError, name, sd.warp, np.log(P), **{name: value})
@@ -78,7 +78,7 @@ def test_non_numeric(value):
 
 
 @FAST
-@given(n=bad.non_integers())
+@given(n=invalid.non_integers())
 def test_non_integer_counts(n):
     assert_rejects(TypeError, "k", sd.kseq_acceptance, P, Q, n)
     assert_rejects(TypeError, "k", GENERATORS[0], k=n)
@@ -100,7 +100,7 @@ def test_out_of_range_counts(n):
 
 
 @FAST
-@given(x=bad.non_finite_arrays(shape=(3,), base=0.3))
+@given(x=invalid.non_finite_arrays(shape=(3,), base=0.3))
 def test_nan_or_inf_distributions(x):
     for fn in PAIR_FUNCTIONS:
         assert_rejects(ValueError, "p", fn, x, Q)
@@ -108,7 +108,7 @@ def test_nan_or_inf_distributions(x):
 
 
 @FAST
-@given(x=bad.non_finite_arrays(shape=(2, 3)))
+@given(x=invalid.non_finite_arrays(shape=(2, 3)))
 def test_nan_or_inf_logprobs(x):
     if not (np.isnan(x).any() or (x == np.inf).any()):
         x[0, 0] = np.nan  # -inf alone marks an impossible token
@@ -116,7 +116,7 @@ def test_nan_or_inf_logprobs(x):
 
 
 @FAST
-@given(x=bad.wrong_ndim_arrays(ok_ndims=(1,)))
+@given(x=invalid.wrong_ndim_arrays(ok_ndims=(1,)))
 def test_wrong_ndim_distributions(x):
     for fn in PAIR_FUNCTIONS:
         assert_rejects(ValueError, "p", fn, x, Q)
@@ -124,7 +124,7 @@ def test_wrong_ndim_distributions(x):
 
 
 @FAST
-@given(x=bad.wrong_ndim_arrays(ok_ndims=(1, 2)))
+@given(x=invalid.wrong_ndim_arrays(ok_ndims=(1, 2)))
 def test_wrong_ndim_input_ids(x):
     for gen in GENERATORS:
         assert_rejects(ValueError, "input_ids", gen, input_ids=x.astype(int))
