@@ -97,3 +97,18 @@ def test_threshold_is_immutable_and_picklable():
         t.value = 3
     u = pickle.loads(pickle.dumps(t))
     assert u == t and u.value == t.value and u.objective == "f1"
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=st.data(), n=st.integers(2, 30))
+def test_auroc_matches_pairwise_count(data, n):
+    from disco_filter import auroc
+
+    scores = data.draw(st.lists(st.integers(0, 4), min_size=n, max_size=n))
+    labels = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    if all(labels) or not any(labels):
+        labels[0] = not labels[0]
+    pos = [s for s, y in zip(scores, labels) if y]
+    neg = [s for s, y in zip(scores, labels) if not y]
+    ref = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg) / (len(pos) * len(neg))
+    assert auroc(scores, labels) == pytest.approx(ref, abs=1e-12)

@@ -10,7 +10,7 @@ threshold calibration (:func:`fit_threshold`), subsets (:func:`random_subset`,
 
 from importlib.metadata import version as _version
 
-from .calibrate import Threshold, fit_threshold
+from .calibrate import Threshold, auroc, fit_threshold
 from .encoders import AudioEncoder, LogMelStatsAudio, SentenceTransformerText, TextEncoder
 from .index import EmbeddingIndex
 from .jsonl import RecordError, read_jsonl
@@ -54,6 +54,7 @@ __all__ = [
     "Threshold",
     "ThresholdStage",
     "__version__",
+    "auroc",
     "cosine_rows",
     "duration_similarity",
     "fit_threshold",

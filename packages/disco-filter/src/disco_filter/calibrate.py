@@ -6,7 +6,7 @@ import numpy as np
 
 from ._checks import check_array, check_option, check_same_length
 
-__all__ = ["OBJECTIVES", "Threshold", "fit_threshold"]
+__all__ = ["OBJECTIVES", "Threshold", "auroc", "fit_threshold"]
 
 OBJECTIVES = ("f1", "accuracy", "balanced_accuracy")
 
@@ -54,6 +54,27 @@ def _labels(labels) -> np.ndarray:
         bad = y[(y != 0) & (y != 1)][0]
         raise ValueError(f"labels must be 0/1 or booleans, got {bad}")
     return y.astype(bool)
+
+
+def auroc(scores, labels) -> float:
+    """Area under the ROC curve: P(score of a random positive > that of a random negative),
+    ties counting one half (the Mann-Whitney statistic, exact, from average ranks)."""
+    s = check_array(scores, "scores", ndim=1)
+    y = _labels(labels)
+    check_same_length(scores=s, labels=y)
+    n_pos = int(y.sum())
+    n_neg = y.size - n_pos
+    if n_pos == 0 or n_neg == 0:
+        raise ValueError(f"labels must hold both classes, got {n_pos} positive of {y.size}")
+    order = np.argsort(s, kind="stable")
+    ss = s[order]
+    ranks = np.empty(s.size)
+    starts = np.flatnonzero(np.r_[True, ss[1:] != ss[:-1]])
+    ends = np.r_[starts[1:], s.size]
+    avg = (starts + ends + 1) / 2.0  # 1-based average rank of each tie group
+    ranks[order] = np.repeat(avg, ends - starts)
+    u = ranks[y].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
 
 
 def fit_threshold(scores, labels, *, objective: str = "f1") -> Threshold:

@@ -94,7 +94,7 @@ class LogMelStatsAudio:
 
     Each waveform is resampled to ``sr_internal`` (linear interpolation), leading/trailing
     silence (frames 50 dB below the loudest) is trimmed, and the log-mel spectrogram
-    (``n_mels`` = 250 bands, Hann window, 2048-point FFT, hop 512) is centred by its global mean
+    (``n_mels`` = 250 bands, Hann window, 2048-point FFT, hop 1024) is centred by its global mean
     (so a gain change cancels). The embedding is the per-band mean and standard deviation over
     frames (500) and the mean 12-bin chroma (12), standardised and L2-normalised. The same
     input always gives bit-identical output (no random cropping).
@@ -102,12 +102,12 @@ class LogMelStatsAudio:
 
     n_mels = 250
     n_fft = 2048
-    hop = 512
+    hop = 1024
 
     def __init__(self, *, sr_internal: int = 16000) -> None:
         self.sr_internal = check_int(sr_internal, "sr_internal", minimum=4000)
-        self._fb = _mel_filterbank(self.n_mels, self.n_fft, self.sr_internal, 40.0, self.sr_internal / 2)
-        self._chroma = _chroma_matrix(self.n_fft, self.sr_internal)
+        fb = _mel_filterbank(self.n_mels, self.n_fft, self.sr_internal, 40.0, self.sr_internal / 2)
+        self._fbc = np.vstack([fb, _chroma_matrix(self.n_fft, self.sr_internal)]).T.astype(np.float32)
         self._window = np.hanning(self.n_fft)
 
     def _resample(self, x: np.ndarray, sr: int) -> np.ndarray:
@@ -132,9 +132,10 @@ class LogMelStatsAudio:
         loud = energy >= energy.max() * 1e-5  # within 50 dB of the loudest frame
         first, last = np.flatnonzero(loud)[[0, -1]]
         power = power[first : last + 1]
-        mel = np.log(power @ self._fb.T + energy.max() * 1e-10)
+        both = (power.astype(np.float32) @ self._fbc).astype(np.float64)  # mel bands + chroma
+        mel = np.log(both[:, : self.n_mels] + energy.max() * 1e-10)
         mel -= mel.mean()
-        chroma = power @ self._chroma.T
+        chroma = both[:, self.n_mels :]
         chroma = chroma / np.maximum(chroma.sum(axis=1, keepdims=True), 1e-300)
         feat = np.concatenate([mel.mean(axis=0), mel.std(axis=0), chroma.mean(axis=0)])
         return feat
