@@ -32,6 +32,7 @@ from scifibench import (
     shuffle_options,
     strip_figure_number,
     synthetic_world,
+    tiered_split,
 )
 
 from papershelf_harness import suite
@@ -140,6 +141,20 @@ CASES = [
     suite.Mismatch(
         "make_questions.neg", "neg", lambda: make_questions(CAPS[:5], FIGS[:5], NEG, task="fig2cap")
     ),
+    suite.Array(
+        "tiered_split.difficulty",
+        "difficulty",
+        lambda v: tiered_split(v, [0]),
+        shape=(6,),
+        ndims=(1,),
+    ),
+    suite.Int(
+        "tiered_split.silver_size",
+        "silver_size",
+        lambda v: tiered_split(X[:, 0], [0], silver_size=v),
+        minimum=0,
+    ),
+    suite.Mismatch("tiered_split.gold_ids", "gold_ids", lambda: tiered_split(X[:, 0], [9])),
     # questions, prompts, evaluation, alignment
     suite.Option(
         "Question.task",

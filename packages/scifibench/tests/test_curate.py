@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 from scifibench import LETTERS, dedupe_captions, difficulty, joint_embedding, knn_negatives
-from scifibench.curate import make_questions, random_negatives, strip_figure_number
+from scifibench.curate import make_questions, random_negatives, strip_figure_number, tiered_split
 
 
 def brute_knn(X, k, min_dist=0.0):
@@ -173,3 +173,14 @@ def test_dedupe_and_strip():
     assert strip_figure_number("Fig. 12. Loss curves") == "Loss curves"
     assert strip_figure_number("FIG 4 - accuracy") == "accuracy"
     assert strip_figure_number("Figures of merit for 3 codes") == "Figures of merit for 3 codes"
+
+
+def test_tiered_split_partitions_by_difficulty():
+    diff = np.array([0.5, 0.1, 0.9, 0.3, 0.3, 0.7, 0.2])
+    t = tiered_split(diff, [3, 1], silver_size=2)
+    assert t.gold.tolist() == [3, 1]
+    assert t.silver.tolist() == [6, 4]  # hardest of the rest: 0.2, then 0.3
+    assert t.bronze.tolist() == [0, 5, 2]
+    assert sorted([*t.gold, *t.silver, *t.bronze]) == list(range(7))
+    with pytest.raises(ValueError, match="gold_ids"):
+        tiered_split(diff, [1, 1])

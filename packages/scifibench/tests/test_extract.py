@@ -26,6 +26,10 @@ TABLE = [
     ("The answer is because of the axis", None, {}),
     ("the answer is a bit unclear; I pick (C)", "C", {"allow_lowercase": True}),
     ("Answer: None", None, {}),
+    ("Answer: A or B", None, {}),
+    ("The answer is C/D", None, {}),
+    ("Answer: B\nAnswer: C", None, {}),
+    ("Answer: B. Or maybe not.", "B", {}),
     # rule 3: "(X)" / "X)"
     ("I choose (B), not **C**", "B", {}),
     ("B) the curve of BER against SNR", "B", {}),

@@ -7,6 +7,7 @@ from importlib.metadata import version as _version
 from ._question import LETTERS, TASKS, Question, letters
 from .alignment import augment
 from .curate import (
+    Tiers,
     dedupe_captions,
     difficulty,
     joint_embedding,
@@ -14,6 +15,7 @@ from .curate import (
     make_questions,
     random_negatives,
     strip_figure_number,
+    tiered_split,
 )
 from .data import from_records
 from .evaluate import ClipStyleSolver, Report, evaluate, shuffle_options
@@ -36,6 +38,7 @@ __all__ = [
     "Report",
     "ScriptedLLM",
     "SyntheticWorld",
+    "Tiers",
     "__version__",
     "augment",
     "bootstrap",
@@ -53,4 +56,5 @@ __all__ = [
     "shuffle_options",
     "strip_figure_number",
     "synthetic_world",
+    "tiered_split",
 ]

@@ -4,7 +4,7 @@ difficulty, question construction, caption de-duplication and figure-number stri
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,6 +30,8 @@ __all__ = [
     "make_questions",
     "random_negatives",
     "strip_figure_number",
+    "Tiers",
+    "tiered_split",
 ]
 
 FIG2CAP_QUESTION = "Which of the captions best describes the image?"
@@ -264,3 +266,31 @@ def strip_figure_number(caption):
 
     caption = check_str(caption, "caption")
     return _FIG_NUMBER.sub("", caption, count=1)
+
+
+class Tiers(NamedTuple):
+    """Item indices of the three SciFIBench tiers."""
+
+    gold: np.ndarray
+    silver: np.ndarray
+    bronze: np.ndarray
+
+
+def tiered_split(difficulty, gold_ids, *, silver_size=5000):
+    """Split items into gold / silver / bronze as the paper does (Sec. 3.4).
+
+    ``gold_ids`` are the human-verified items (kept in the given order); ``silver`` the next
+    ``silver_size`` hardest of the rest (smallest ``difficulty`` first, ties: lower index);
+    ``bronze`` everything else, hardest first. Returns :class:`Tiers` of int64 arrays.
+    """
+    diff = check_array(difficulty, "difficulty", ndim=1)
+    n = diff.shape[0]
+    gold = check_array(gold_ids, "gold_ids", ndim=1, dtype="int", allow_empty=True)
+    if gold.size and (gold.min() < 0 or gold.max() >= n):
+        raise ValueError(f"gold_ids must be indices in [0, {n}), got [{gold.min()}, {gold.max()}]")
+    if np.unique(gold).size != gold.size:
+        raise ValueError("gold_ids must not repeat an item")
+    silver_size = check_int(silver_size, "silver_size", minimum=0)
+    order = np.argsort(diff, kind="stable")
+    rest = order[~np.isin(order, gold)]
+    return Tiers(gold.astype(np.int64), rest[:silver_size], rest[silver_size:])

@@ -5,7 +5,8 @@ two different letters is skipped as ambiguous):
 
 1. a bare letter: the whole reply is one letter, optionally wrapped in brackets, ``**`` or
    followed by ``.``/``:``/``)`` (``"C"``, ``"(C)"``, ``"C."``, ``"**C**"``);
-2. ``"answer is X"`` / ``"Answer: X"`` (also ``"answer is: (X)"``, ``"Answer - **X**"``);
+2. ``"answer is X"`` / ``"Answer: X"`` (also ``"answer is: (X)"``, ``"Answer - **X**"``), unless
+   another letter follows as an alternative (``"Answer: A or B"``);
 3. ``"(X)"`` or ``"X)"`` standing alone (not part of a word);
 4. markdown bold ``**X**``;
 5. a sole standalone letter: exactly one distinct letter that is a word by itself;
@@ -33,6 +34,10 @@ _BARE = re.compile(r"^[\s\"'`(\[{*]*([A-Za-z])[\s\"'`)\]}*.:,!]*$")
 _ANSWER = re.compile(
     r"answer\s*(?:is|:|-|=)\s*[:\-]?\s*[\"'`(\[*]*" + _L + r"(?=[\"'`)\]*]*([ \t]+(\S+))?)",
     re.IGNORECASE,
+)
+# "Answer: A or B" names two options: not an answer
+_ALTERNATIVE = re.compile(
+    r"[\"'`)\]*]*\s*(?:or|/|and|,)\s*[\"'`(\[*]*[A-Za-z](?![A-Za-z0-9_'\u2019-])"
 )
 _PAREN = re.compile(r"(?<![A-Za-z0-9_])\(([A-Za-z])\)|(?<![A-Za-z0-9_(])([A-Za-z])\)")
 _BOLD = re.compile(r"\*\*\s*([A-Za-z])\s*\*\*")
@@ -86,6 +91,8 @@ def extract_letter(text, *, n_options=5, allow_lowercase=False):
     for m in _ANSWER.finditer(text):
         letter = m.group(1)
         if letter.islower() and m.group(3) is not None:
+            continue
+        if _ALTERNATIVE.match(text, m.end(1)):
             continue
         if (v := ok(letter)) is not None:
             found.append(v)
