@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 from scifibench import (
+    ChatSolver,
     ClipStyleSolver,
     LLMChatModel,
     LLMExtractor,
@@ -297,6 +298,9 @@ def test_bad_questions_and_models():
     assert_rejects(TypeError, "questions", evaluate, Oracle(), Q)
     assert_rejects(TypeError, "model", evaluate, object(), [Q])
     assert_rejects(TypeError, "encoder", ClipStyleSolver, object())
+    assert_rejects(TypeError, "model", ChatSolver, Oracle())
+    assert_rejects(TypeError, "extractor", ChatSolver, ScriptedLLM([]), extractor="regex")
+    assert_rejects(ValueError, "style", ChatSolver, ScriptedLLM([]), style="cot5")
     assert_rejects(TypeError, "llm", LLMExtractor, object())
     assert_rejects(TypeError, "llm", LLMChatModel, "gpt")
     assert_rejects(TypeError, "replies", ScriptedLLM, "abc")

@@ -5,8 +5,10 @@ import dataclasses
 import numpy as np
 import pytest
 from scifibench import (
+    ChatSolver,
     ClipStyleSolver,
     LLMChatModel,
+    LLMExtractor,
     Question,
     ScriptedLLM,
     augment,
@@ -238,3 +240,20 @@ def test_from_records_reads_released_rows():
     assert b.question == "Which figure best matches the caption?"
     with pytest.raises(ValueError, match="records\\[0\\]"):
         from_records([{"ID": 1}])
+
+
+def test_chat_solver_uses_the_llm_judge_only_when_the_rules_fail():
+    qs = _questions(n=6)[:4]
+    chat = ScriptedLLM(["The answer is A", "hmm, the second one", "I pick (C)", "no idea"])
+    judge = ScriptedLLM(["B", "None"])
+    solver = ChatSolver(chat, extractor=LLMExtractor(judge))
+    r = evaluate(solver, qs)
+    assert r.predictions == ("A", "B", "C", None)
+    assert r.n_unparsed == 1 and len(judge.calls) == 2
+    assert solver.replies[1] == "hmm, the second one"
+    assert "hmm, the second one" in judge.calls[0]["messages"][0]["content"]
+
+
+def test_evaluate_accepts_a_generator_of_questions():
+    qs = _questions(n=5)
+    assert evaluate(AlwaysB(), (q for q in qs)).accuracy == evaluate(AlwaysB(), qs).accuracy

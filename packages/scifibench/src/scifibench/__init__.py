@@ -18,7 +18,7 @@ from .curate import (
     tiered_split,
 )
 from .data import from_records
-from .evaluate import ClipStyleSolver, Report, evaluate, shuffle_options
+from .evaluate import ChatSolver, ClipStyleSolver, Report, evaluate, shuffle_options
 from .extract import EXTRACTION_PROMPT, LLMExtractor, extract_letter
 from .llm import LLMChatModel, ScriptedLLM
 from .prompts import build_prompt
@@ -30,6 +30,7 @@ __all__ = [
     "EXTRACTION_PROMPT",
     "LETTERS",
     "TASKS",
+    "ChatSolver",
     "ClipStyleSolver",
     "LLMChatModel",
     "LLMExtractor",

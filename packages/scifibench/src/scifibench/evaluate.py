@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,7 +15,7 @@ from ._validation import check_sequence
 from .extract import extract_letter
 from .prompts import build_prompt
 
-__all__ = ["ClipStyleSolver", "Report", "evaluate", "shuffle_options"]
+__all__ = ["ChatSolver", "ClipStyleSolver", "Report", "evaluate", "shuffle_options"]
 
 
 @dataclass(frozen=True)
@@ -113,6 +113,8 @@ def evaluate(model, questions, *, n_shuffles=0, rng=None):
     ``n_shuffles > 0`` re-evaluates on that many random option orders (``shuffle_accuracies``;
     the paper saw accuracy move within 5 points).
     """
+    if isinstance(questions, Iterator):  # a generator of questions
+        questions = list(questions)
     questions = check_sequence(questions, "questions")
     for i, q in enumerate(questions):
         check_question(q, f"questions[{i}]")
@@ -136,6 +138,42 @@ def evaluate(model, questions, *, n_shuffles=0, rng=None):
         predictions=tuple(preds),
         correct=tuple(bool(c) for c in correct),
     )
+
+
+def _to_numpy(x: Any) -> Any:
+    # a torch tensor from an open_clip / transformers encoder, without importing torch here
+    if type(x).__module__.startswith("torch") and hasattr(x, "detach"):
+        return x.detach().cpu().float().numpy()
+    return x
+
+
+class ChatSolver:
+    """A chat model (``generate(parts) -> str``) as a solver with a chosen extractor:
+    ``.answer(q)`` sends ``build_prompt(q, style=style)`` and parses the reply with
+    ``extractor(reply, n_options=...)`` (default :func:`extract_letter`; e.g.
+    :class:`LLMExtractor` for the paper's LLM judge). ``.replies`` keeps the raw replies."""
+
+    def __init__(self, model: Any, *, extractor: Any = None, style: str = "cot") -> None:
+        if not callable(getattr(model, "generate", None)):
+            raise TypeError(f"model must have generate(parts) -> str, got {describe(model)}")
+        if extractor is not None and not callable(extractor):
+            raise TypeError(f"extractor must be callable or None, got {describe(extractor)}")
+        from ._checks import check_option
+
+        self.model = model
+        self.extractor = extractor
+        self.style = check_option(style, "style", ("cot", "direct"))
+        self.replies: list[str] = []
+
+    def answer(self, q) -> str | None:
+        q = check_question(q)
+        reply = self.model.generate(build_prompt(q, style=self.style))
+        if not isinstance(reply, str):
+            raise TypeError(f"model.generate must return a str, got {describe(reply)}")
+        self.replies.append(reply)
+        if self.extractor is None:
+            return extract_letter(reply, n_options=q.n_options)
+        return self.extractor(reply, n_options=q.n_options)
 
 
 class ClipStyleSolver:
@@ -167,8 +205,8 @@ class ClipStyleSolver:
                 raise ValueError("q must carry its caption for a cap2fig question, got None")
             a = self.encoder.encode_text([q.caption])
             b = self.encoder.encode_image(list(q.images))
-        a = check_array(a, "encoder output", ndim=2)
-        b = check_array(b, "encoder output", ndim=2, shape=(q.n_options, a.shape[1]))
+        a = check_array(_to_numpy(a), "encoder output", ndim=2)
+        b = check_array(_to_numpy(b), "encoder output", ndim=2, shape=(q.n_options, a.shape[1]))
         a = a / np.linalg.norm(a, axis=1, keepdims=True)
         b = b / np.linalg.norm(b, axis=1, keepdims=True)
         return (b @ a[0]).astype(np.float64)
