@@ -1,17 +1,8 @@
 """The MC criterion, its gradient and its limits against independent closed forms."""
 
+import dp_robust as dpr
 import numpy as np
 import pytest
-from dp_robust import (
-    DPRobustLinearRegression,
-    DPRobustMean,
-    SmoothAmbiguityRisk,
-    gaussian_prior,
-    location_gaussian_prior,
-    logistic_gaussian_prior,
-    neutral_closed_form,
-    neutral_mean_closed_form,
-)
 from sklearn.linear_model import Ridge
 
 
@@ -42,12 +33,12 @@ def test_gradient_matches_finite_differences(loss, fit_intercept, phi, beta):
     X, y = _regression(n=15, d=3)
     if loss == "logistic":
         y = np.sign(y)
-        data, sampler = np.column_stack([y, X]), logistic_gaussian_prior(3)
+        data, sampler = np.column_stack([y, X]), dpr.logistic_gaussian_prior(3)
     elif loss == "location":
-        data, sampler = X, location_gaussian_prior(np.zeros(3))
+        data, sampler = X, dpr.location_gaussian_prior(np.zeros(3))
     else:
-        data, sampler = np.column_stack([y, X]), gaussian_prior(3)
-    risk = SmoothAmbiguityRisk(
+        data, sampler = np.column_stack([y, X]), dpr.gaussian_prior(3)
+    risk = dpr.SmoothAmbiguityRisk(
         loss,
         phi=phi,
         beta=beta,
@@ -66,13 +57,13 @@ def test_gradient_matches_finite_differences(loss, fit_intercept, phi, beta):
 def test_custom_loss_and_phi_pair_match_builtin():
     X, y = _regression(n=20, d=2)
     data = np.column_stack([y, X])
-    kw = dict(alpha=1.0, base_sampler=gaussian_prior(2), M=5, T=8, rng=0)
+    kw = dict(alpha=1.0, base_sampler=dpr.gaussian_prior(2), M=5, T=8, rng=0)
     loss = lambda th, a: (a[:, 0] - a[:, 1:] @ th) ** 2  # noqa: E731
     grad = lambda th, a: -2 * (a[:, 0] - a[:, 1:] @ th)[:, None] * a[:, 1:]  # noqa: E731
-    custom = SmoothAmbiguityRisk(
+    custom = dpr.SmoothAmbiguityRisk(
         loss, grad=grad, phi=(lambda t: t, lambda t: np.ones_like(t)), **kw
     ).draw(data)
-    builtin = SmoothAmbiguityRisk("squared", phi="identity", **kw).draw(data)
+    builtin = dpr.SmoothAmbiguityRisk("squared", phi="identity", **kw).draw(data)
     th = np.array([0.3, -0.2])
     v1, g1 = custom(th)
     v2, g2 = builtin(th)
@@ -82,8 +73,8 @@ def test_custom_loss_and_phi_pair_match_builtin():
 def test_exp_certainty_equivalent_is_mean_plus_half_variance_over_beta():
     # beta log mean exp(R/beta) = mean R + Var R / (2 beta) + O(1/beta^2)
     X, y = _regression()
-    risk = SmoothAmbiguityRisk(
-        "squared", beta=1.0, alpha=1.0, base_sampler=gaussian_prior(5), M=30, T=40, rng=0
+    risk = dpr.SmoothAmbiguityRisk(
+        "squared", beta=1.0, alpha=1.0, base_sampler=dpr.gaussian_prior(5), M=30, T=40, rng=0
     ).draw(np.column_stack([y, X]))
     theta = np.zeros(5)
     R, _ = risk.risks(theta)
@@ -102,17 +93,17 @@ def test_neutral_closed_form_is_ridge():
             .coef_
         )
         np.testing.assert_allclose(
-            neutral_closed_form(X, y, alpha=alpha, prior_scale=s), ref, atol=1e-8
+            dpr.neutral_closed_form(X, y, alpha=alpha, prior_scale=s), ref, atol=1e-8
         )
 
 
 def test_identity_phi_minimiser_is_weighted_least_squares_on_the_draws():
     X, y = _regression()
-    risk = SmoothAmbiguityRisk(
+    risk = dpr.SmoothAmbiguityRisk(
         "squared",
         phi="identity",
         alpha=2.0,
-        base_sampler=gaussian_prior(5),
+        base_sampler=dpr.gaussian_prior(5),
         M=20,
         T=50,
         rng=0,
@@ -125,10 +116,10 @@ def test_identity_phi_minimiser_is_weighted_least_squares_on_the_draws():
 
 def test_mc_neutral_converges_to_ridge_as_draws_grow():
     X, y = _regression(n=30, d=4)
-    ref = neutral_closed_form(X, y, alpha=2.0)
+    ref = dpr.neutral_closed_form(X, y, alpha=2.0)
     errs = []
     for M, T in [(5, 20), (50, 200), (400, 400)]:
-        est = DPRobustLinearRegression(
+        est = dpr.DPRobustLinearRegression(
             alpha=2.0, phi="identity", M=M, T=T, fit_intercept=False, random_state=0
         )
         errs.append(np.linalg.norm(est.fit(X, y).coef_ - ref))
@@ -139,9 +130,9 @@ def test_mc_neutral_converges_to_ridge_as_draws_grow():
 def test_averse_tends_to_neutral_as_beta_grows():
     X, y = _regression()
     common = dict(alpha=2.0, M=30, T=50, random_state=0)
-    neutral = DPRobustLinearRegression(phi="identity", **common).fit(X, y).coef_
-    averse = DPRobustLinearRegression(beta=1e6, **common).fit(X, y).coef_
-    strong = DPRobustLinearRegression(beta=0.5, **common).fit(X, y).coef_
+    neutral = dpr.DPRobustLinearRegression(phi="identity", **common).fit(X, y).coef_
+    averse = dpr.DPRobustLinearRegression(beta=1e6, **common).fit(X, y).coef_
+    strong = dpr.DPRobustLinearRegression(beta=0.5, **common).fit(X, y).coef_
     assert np.max(np.abs(averse - neutral)) < 1e-3
     assert np.max(np.abs(strong - neutral)) > 1e-2  # aversion does change the solution
 
@@ -150,7 +141,7 @@ def test_intercept_matches_sklearn_ridge_when_neutral():
     X, y = _regression(n=60, d=3)
     y = y + 5.0
     X = X + 2.0
-    est = DPRobustLinearRegression(alpha=2.0, phi="identity", M=300, T=400, random_state=0).fit(
+    est = dpr.DPRobustLinearRegression(alpha=2.0, phi="identity", M=300, T=400, random_state=0).fit(
         X, y
     )
     ref = Ridge(alpha=2.0).fit(X, y)
@@ -161,41 +152,41 @@ def test_intercept_matches_sklearn_ridge_when_neutral():
 def test_mean_identity_is_weighted_mean_of_atoms_and_neutral_limit():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(25, 2))
-    est = DPRobustMean(
+    est = dpr.DPRobustMean(
         alpha=3.0, phi="identity", prior_mean=[1.0, -1.0], M=400, T=300, random_state=0
     ).fit(x)
-    ref = neutral_mean_closed_form(x, alpha=3.0, prior_mean=[1.0, -1.0])
+    ref = dpr.neutral_mean_closed_form(x, alpha=3.0, prior_mean=[1.0, -1.0])
     np.testing.assert_allclose(est.location_, ref, atol=0.05)
 
 
 def test_risk_validation():
     with pytest.raises(ValueError, match="loss"):
-        SmoothAmbiguityRisk("hinge")
+        dpr.SmoothAmbiguityRisk("hinge")
     with pytest.raises(TypeError, match="grad"):
-        SmoothAmbiguityRisk(lambda t, a: a[:, 0])
+        dpr.SmoothAmbiguityRisk(lambda t, a: a[:, 0])
     with pytest.raises(ValueError, match="phi"):
-        SmoothAmbiguityRisk(phi="log")
+        dpr.SmoothAmbiguityRisk(phi="log")
     with pytest.raises(ValueError, match="beta"):
-        SmoothAmbiguityRisk(beta=-1.0)
+        dpr.SmoothAmbiguityRisk(beta=-1.0)
     with pytest.raises(ValueError, match="method"):
-        SmoothAmbiguityRisk(method="x")
+        dpr.SmoothAmbiguityRisk(method="x")
     with pytest.raises(RuntimeError, match="draw"):
-        SmoothAmbiguityRisk()(np.zeros(2))
+        dpr.SmoothAmbiguityRisk()(np.zeros(2))
     with pytest.raises(ValueError, match="base_sampler"):
-        SmoothAmbiguityRisk().draw(np.ones((3, 2)))
-    risk = SmoothAmbiguityRisk().set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
+        dpr.SmoothAmbiguityRisk().draw(np.ones((3, 2)))
+    risk = dpr.SmoothAmbiguityRisk().set_draws(np.ones((2, 3)) / 3, np.ones((2, 3, 3)))
     with pytest.raises(ValueError, match="theta0"):
         risk.minimize(np.zeros(5))
     with pytest.raises(ValueError, match="solver"):
         risk.minimize(solver="adam")
     with pytest.raises(ValueError, match="atoms"):
-        SmoothAmbiguityRisk().set_draws(np.ones((2, 3)), np.ones((2, 4, 3)))
+        dpr.SmoothAmbiguityRisk().set_draws(np.ones((2, 3)), np.ones((2, 4, 3)))
 
 
 def test_sgd_solver_approaches_lbfgs():
     X, y = _regression(n=40, d=2)
-    risk = SmoothAmbiguityRisk(
-        "squared", beta=5.0, alpha=1.0, base_sampler=gaussian_prior(2), M=20, T=50, rng=0
+    risk = dpr.SmoothAmbiguityRisk(
+        "squared", beta=5.0, alpha=1.0, base_sampler=dpr.gaussian_prior(2), M=20, T=50, rng=0
     ).draw(np.column_stack([y, X]))
     exact = risk.minimize()
     sgd = risk.minimize(solver="sgd", step0=5.0, n_steps=3000, rng=0)
@@ -222,11 +213,11 @@ def test_other_priors_run():
     y = (X[:, 0] > 0).astype(int)
     clf = DPRobustLogisticRegression(prior="laplace-axis", M=20, T=40, random_state=0).fit(X, y)
     assert clf.score(X, y) > 0.85
-    est = DPRobustLinearRegression(
+    est = dpr.DPRobustLinearRegression(
         prior="laplace-axis", loss="absolute", M=20, T=40, random_state=0
     )
     assert np.all(np.isfinite(est.fit(X, X[:, 0]).coef_))
-    custom = DPRobustMean(
+    custom = dpr.DPRobustMean(
         prior=lambda r, k: np.full((k, 3), 5.0),
         phi="identity",
         alpha=60.0,
