@@ -68,6 +68,20 @@ def test_knn_exact_duplicates_and_tiny_min_dist():
     np.testing.assert_array_equal(knn_negatives(X, k=3, min_dist=1.0), brute_knn(X, 3, 1.0))
 
 
+@pytest.mark.parametrize("scale", [1e-9, 1.0, 1e6])
+def test_knn_is_exact_at_any_scale_and_with_ties(scale):
+    rng = np.random.default_rng(4)
+    X = np.round(rng.standard_normal((80, 2)), 1) * scale  # a coarse grid: many exact ties
+    X[5] = X[6]
+    np.testing.assert_array_equal(knn_negatives(X, k=6), brute_knn(X, 6))
+    np.testing.assert_array_equal(
+        knn_negatives(X, k=3, min_dist=0.15 * scale), brute_knn(X, 3, 0.15 * scale)
+    )
+    np.testing.assert_array_equal(
+        knn_negatives(np.zeros((5, 3)), k=2), [[1, 2], [0, 2], [0, 1], [0, 1], [0, 1]]
+    )
+
+
 def test_knn_too_strict_min_dist_is_an_error():
     X = np.arange(10.0)[:, None]
     with pytest.raises(ValueError, match="min_dist"):

@@ -59,7 +59,7 @@ def joint_embedding(img, txt):
     return np.hstack([_normalise_rows(img, "img"), _normalise_rows(txt, "txt")])
 
 
-def _block_rows(n: int, d: int) -> int:
+def _block_rows(n: int) -> int:
     # keep the (block, n) distance block small (~64 MB of float64)
     return max(1, min(n, 8_000_000 // max(n, 1)))
 
@@ -77,17 +77,18 @@ def knn_negatives(X, *, k=4, min_dist=0.0):
     neighbours.
     """
     X = check_array(X, "X", ndim=2)
-    n, d = X.shape
+    n = X.shape[0]
     k = check_int(k, "k", minimum=1)
     if k > n - 1:
         raise ValueError(f"k must be <= n - 1 = {n - 1} (X has {n} rows), got {k}")
     min_dist = check_float(min_dist, "min_dist", minimum=0.0)
     sq = np.einsum("ij,ij->i", X, X)
-    # bound on the Gram expansion's error in a squared distance (the true error is ~1e-13 of it)
-    tol = 1e-9 * (float(sq.max()) + 1.0)
+    # bound on the Gram expansion's error in a squared distance (relative to the largest squared
+    # norm; the true error is ~1e-13 of it); exact ties (tol = 0 for all-zero X) are caught too
+    tol = 1e-9 * float(sq.max())
     lo2 = min_dist * min_dist
     out = np.empty((n, k), dtype=np.int64)
-    block = _block_rows(n, d)
+    block = _block_rows(n)
     m = min(k + 1, n)  # the k best and the runner-up (self, at inf, when k = n - 1)
     for i0 in range(0, n, block):
         i1 = min(n, i0 + block)
@@ -103,8 +104,8 @@ def knn_negatives(X, *, k=4, min_dist=0.0):
         # a row is decided by the screen unless two of its best k + 1 are within tol of each
         # other (a near-tie), one is within tol of min_dist, or fewer than k are admissible
         with np.errstate(invalid="ignore"):
-            near_tie = (np.diff(vals, axis=1) < tol).any(axis=1)
-        near_min = (np.abs(vals - lo2) < tol).any(axis=1) if min_dist > 0 else False
+            near_tie = (np.diff(vals, axis=1) <= tol).any(axis=1)
+        near_min = (np.abs(vals - lo2) <= tol).any(axis=1) if min_dist > 0 else False
         short = ~np.isfinite(vals[:, k - 1])
         out[i0:i1] = cand[:, :k]
         for r in np.flatnonzero(near_tie | near_min | short):
