@@ -153,9 +153,9 @@ def distill(
     if gen is None:
         gen = torch.Generator().manual_seed(int(torch.randint(0, 2**62, (1,))))
 
-    S = S.detach().clone().requires_grad_(True)
-    A = A.detach().clone().requires_grad_(True)
-    opt = torch.optim.SGD([S, A], lr=lr, momentum=mu)
+    S = S.detach().clone()
+    A = A.detach().clone()
+    bufs = None  # torch.optim.SGD(lr, momentum)'s momentum buffers for (S, A)
     losses, norms, eval_steps, eval_values = [], [], [], []
 
     def evaluate(step):
@@ -187,8 +187,13 @@ def distill(
                 "lower inner_lr or outer_lr"
             )
         scale = 1.0 if clip is None or norm <= clip else clip / (norm + 1e-6)
-        S.grad, A.grad = g_s * scale, g_a * scale
-        opt.step()
+        with torch.no_grad():
+            if bufs is None:
+                bufs = [g_s * scale, g_a * scale]
+            else:
+                bufs = [mu * b + g * scale for b, g in zip(bufs, (g_s, g_a))]
+            S -= lr * bufs[0]
+            A -= lr * bufs[1]
         losses.append(float(loss))
         norms.append(norm)
         if eval_fn is not None and every is not None and (step + 1) % every == 0:

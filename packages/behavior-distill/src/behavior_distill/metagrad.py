@@ -74,7 +74,8 @@ def _inner_options(inner_steps, inner_lr, inner_momentum, *, prefix="inner_"):
 
 
 def train_bc(policy, states, actions, *, steps=100, lr=0.1, momentum=0.0):
-    """Behavior cloning: ``steps`` full-batch ``torch.optim.SGD(lr, momentum)`` steps on
+    """Behavior cloning: ``steps`` full-batch SGD steps (``torch.optim.SGD(lr, momentum)``'s
+    update) on
     mean_i ||policy(s_i) - a_i||^2. Trains ``policy`` in place and returns it.
 
     ``actions`` are targets in the policy's output space: (N, act_dim) actions, or (N, n_actions)
@@ -87,16 +88,23 @@ def train_bc(policy, states, actions, *, steps=100, lr=0.1, momentum=0.0):
     params = [p for p in policy.parameters() if p.requires_grad]
     if not params:
         raise ValueError("policy must have parameters with requires_grad=True, got none")
-    opt = torch.optim.SGD(params, lr=lr, momentum=momentum)
+    # torch.optim.SGD's update written out (no dampening, no Nesterov): its first step imports
+    # torch._dynamo, which costs seconds per process
+    bufs = None
     with torch.enable_grad():
         for step in range(steps):
-            opt.zero_grad(set_to_none=True)
             out = policy(s)
             if step == 0:
                 _check_outputs(out, a)
-            bc_loss(out, a).backward()
-            opt.step()
-    opt.zero_grad(set_to_none=True)
+            grads = torch.autograd.grad(bc_loss(out, a), params)
+            with torch.no_grad():
+                if bufs is None:
+                    bufs = [g.clone() for g in grads]
+                else:
+                    for b, g in zip(bufs, grads):
+                        b.mul_(momentum).add_(g)
+                for p, b in zip(params, bufs):
+                    p.sub_(lr * b)
     return policy
 
 
@@ -195,7 +203,11 @@ def meta_gradient(
                     inner_loss(p_t, S, A), list(p_t.values()), create_graph=True
                 )
                 inputs = [*p_t.values(), S, A]
-                back = torch.autograd.grad(g, inputs, grad_outputs=d_v, allow_unused=True)
+                # the vector-Jacobian product d_v^T d(grad l)/d(theta_t, S, A), as the gradient
+                # of a scalar (passing grad_outputs= makes torch import its symbolic-shape
+                # machinery, seconds on a loaded machine)
+                vjp = sum((gi * dv).sum() for gi, dv in zip(g, d_v))
+                back = torch.autograd.grad(vjp, inputs, allow_unused=True)
                 back = [torch.zeros_like(x) if b is None else b for b, x in zip(back, inputs)]
                 k = len(p_t)
                 d_theta = [dt + b for dt, b in zip(d_theta, back[:k])]
