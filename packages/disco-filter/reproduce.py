@@ -97,7 +97,7 @@ def audio_claims(args):
     from disco_filter._synth import synth_track, youtube_version
 
     n = 20 if args.quick else (200 if args.full else 100)
-    seconds = 3.0 if args.quick else 4.0
+    seconds = 3.0 if args.quick else 6.0
     sr = 16000
     rng = np.random.default_rng(1)
     tracks = [synth_track(rng, seconds=seconds, sr=sr) for _ in range(n)]

@@ -309,7 +309,12 @@ def test_report_before_any_run():
         (AudioStage(0.5), {"audio_embedding_spotify": [1.0] * 511, "audio_embedding_youtube": [1.0] * 512}, "512"),
         (AudioStage(0.5), {"audio_embedding_spotify": [0.0] * 512, "audio_embedding_youtube": [1.0] * 512}, "zeros"),
         (AudioStage(0.5), {"audio_embedding_spotify": [math.nan] * 512, "audio_embedding_youtube": [1.0] * 512}, "finite"),
+        (AudioStage(0.5), {"audio_embedding_spotify": ["0.1"] * 512, "audio_embedding_youtube": [1.0] * 512}, "numbers"),
+        (AudioStage(0.5), {"audio_embedding_spotify": None, "audio_embedding_youtube": [1.0] * 512}, "numbers"),
         (ThresholdStage("s", 0.5), {"t": 1.0}, "'s'"),
+        (ThresholdStage("s", 0.5), {"s": "1.0"}, "number"),
+        (ThresholdStage("s", 0.5), {"s": True}, "number"),
+        (ThresholdStage("s", 0.5), {"s": None}, "number"),
         (ThresholdStage("s", 0.5), {"s": math.nan}, "finite"),
         (TextStage("q", "v", 0.5, encoder=CharEncoder()), {"q": "a", "v": None}, "'v'"),
         (DedupStage("k"), {"j": 1}, "'k'"),
@@ -331,6 +336,25 @@ def test_malformed_record_names_stage_and_position(records, stage, record, reaso
         list(Pipeline([stage], batch_size=3).run(stream))
     msg = str(info.value)
     assert "record 7" in msg and reason in msg and stage.name in msg
+
+
+def test_numpy_embeddings_and_scalars_are_accepted():
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((9, 512)).astype(np.float32)
+    b = rng.standard_normal((9, 512))
+    recs = [
+        {
+            "audio_embedding_spotify": a[i],
+            "audio_embedding_youtube": b[i].tolist(),
+            "track_duration_spotify_ms": np.int64(1000 + i),
+            "video_duration_youtube_sec": np.float32(1.0),
+        }
+        for i in range(9)
+    ]
+    out = Pipeline([AudioStage(-1.0), DurationStage(0.0)], batch_size=4).run(recs)
+    for r, i in zip(out, range(9)):
+        assert r["similarity_audio"] == pytest.approx(py_cosine(a[i].tolist(), b[i].tolist()), abs=1e-9)
+        assert r["similarity_duration"] == pytest.approx(py_duration(1000 + i, 1.0))
 
 
 def test_non_dict_record_is_a_type_error():
