@@ -130,7 +130,9 @@ def pandas_filter(rows):
         df = df[df["similarity_duration"] >= T_DURATION]
         a = np.stack(df["audio_embedding_spotify"].to_numpy()).astype(np.float64)
         b = np.stack(df["audio_embedding_youtube"].to_numpy()).astype(np.float64)
-        sa = np.einsum("ij,ij->i", a, b) / np.sqrt(np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b))
+        sa = np.einsum("ij,ij->i", a, b) / np.sqrt(
+            np.einsum("ij,ij->i", a, a) * np.einsum("ij,ij->i", b, b)
+        )
         df = df.assign(similarity_audio=sa)
         df = df[(df["similarity_audio"] >= T_AUDIO) & (df["video_view_count_youtube"] >= MIN_VIEWS)]
         df = df[~df["track_id_spotify"].isin(seen)].drop_duplicates("track_id_spotify")

@@ -74,7 +74,9 @@ def text_claims(args):
         paper="not reported (brief: MiniLM > Jaccard)",
         measured=f"MiniLM {auc:.4f} vs Jaccard {auc_j:.4f}",
         holds=auc > auc_j,
-        note="on these synthetic titles lexical overlap is already near-perfect" if auc <= auc_j else what,
+        note="on these synthetic titles lexical overlap is already near-perfect"
+        if auc <= auc_j
+        else what,
     )
     perm = rng.permutation(n_pairs)
     fit, test = perm[: n_pairs // 2], perm[n_pairs // 2 :]
@@ -244,7 +246,9 @@ def claims(args):
     yield from scale_claim(args)
 
 
-main = reproduce_cli(claims, quick=True)  # package, paper and --help from this file and pyproject.toml
+main = reproduce_cli(
+    claims, quick=True
+)  # package, paper and --help from this file and pyproject.toml
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -60,16 +60,26 @@ CASES = [
     suite.Array("cosine_rows.b", "b", lambda v: cosine_rows(A, v), (3, 4), (2,)),
     suite.Mismatch("cosine_rows.rows", "b", lambda: cosine_rows(A, A[:2])),
     suite.Mismatch("cosine_rows.cols", "b", lambda: cosine_rows(A, A[:, :3])),
-    suite.Number("duration_similarity.track_ms", "track_ms", lambda v: duration_similarity(v, 180.0)),
+    suite.Number(
+        "duration_similarity.track_ms", "track_ms", lambda v: duration_similarity(v, 180.0)
+    ),
     suite.Number("duration_similarity.video_s", "video_s", lambda v: duration_similarity(1e5, v)),
     suite.OutOfRange(
-        "duration_similarity.track_ms<=0", "track_ms", lambda v: duration_similarity(v, 1.0), floats(hi=0.0)
+        "duration_similarity.track_ms<=0",
+        "track_ms",
+        lambda v: duration_similarity(v, 1.0),
+        floats(hi=0.0),
     ),
     suite.OutOfRange(
-        "duration_similarity.video_s<=0", "video_s", lambda v: duration_similarity(1e3, v), floats(hi=0.0)
+        "duration_similarity.video_s<=0",
+        "video_s",
+        lambda v: duration_similarity(1e3, v),
+        floats(hi=0.0),
     ),
     suite.Mismatch(
-        "duration_similarity.broadcast", "video_s", lambda: duration_similarity(np.ones(3), np.ones(2))
+        "duration_similarity.broadcast",
+        "video_s",
+        lambda: duration_similarity(np.ones(3), np.ones(2)),
     ),
     # stages
     suite.Number("DurationStage.t", "t", lambda v: DurationStage(v)),
@@ -110,10 +120,16 @@ CASES = [
     ),
     # audio baseline
     suite.Int(
-        "LogMelStatsAudio.sr_internal", "sr_internal", lambda v: LogMelStatsAudio(sr_internal=v), minimum=4000
+        "LogMelStatsAudio.sr_internal",
+        "sr_internal",
+        lambda v: LogMelStatsAudio(sr_internal=v),
+        minimum=4000,
     ),
     suite.Int(
-        "LogMelStatsAudio.encode.sr", "sr", lambda v: LogMelStatsAudio().encode([np.ones(4000)], v), minimum=1000
+        "LogMelStatsAudio.encode.sr",
+        "sr",
+        lambda v: LogMelStatsAudio().encode([np.ones(4000)], v),
+        minimum=1000,
     ),
 ]
 

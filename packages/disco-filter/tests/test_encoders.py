@@ -32,7 +32,9 @@ def test_gain_invariant_and_robust_to_silence_and_resampling(tracks):
     x = tracks[0]
     base = enc.encode([x], 16000)
     loud = enc.encode([3.7 * x], 16000)
-    np.testing.assert_allclose(loud, base, atol=1e-6)  # log-mel centring cancels the gain (float32 sums)
+    np.testing.assert_allclose(
+        loud, base, atol=1e-6
+    )  # log-mel centring cancels the gain (float32 sums)
     padded = enc.encode([np.r_[np.zeros(16000), x]], 16000)  # 1 s of leading silence
     assert cosine_rows(base, padded)[0] > 0.99
     x48 = np.interp(np.arange(3 * x.size) / 3.0, np.arange(x.size), x)
@@ -43,7 +45,9 @@ def test_versions_match_their_track(tracks):
     rng = np.random.default_rng(1)
     enc = LogMelStatsAudio()
     a = enc.encode(tracks, 16000)
-    b = np.stack([enc.encode([v], sr)[0] for v, sr in (youtube_version(x, 16000, rng) for x in tracks)])
+    b = np.stack(
+        [enc.encode([v], sr)[0] for v, sr in (youtube_version(x, 16000, rng) for x in tracks)]
+    )
     sims = a @ b.T
     assert auroc(sims.ravel(), np.eye(len(tracks), dtype=bool).ravel()) > 0.9
     assert np.all(np.argmax(sims, axis=1) == np.arange(len(tracks)))
@@ -63,8 +67,14 @@ def test_sentence_transformer_text_on_real_minilm():
     stage = TextStage("search_query_youtube", "video_title_youtube", 0.5, encoder=enc)
     kept = stage(
         [
-            {"search_query_youtube": "adele hello", "video_title_youtube": "Adele - Hello (Official Video)"},
-            {"search_query_youtube": "adele hello", "video_title_youtube": "Cooking pasta in 10 minutes"},
+            {
+                "search_query_youtube": "adele hello",
+                "video_title_youtube": "Adele - Hello (Official Video)",
+            },
+            {
+                "search_query_youtube": "adele hello",
+                "video_title_youtube": "Cooking pasta in 10 minutes",
+            },
         ]
     )
     assert [r["video_title_youtube"] for r in kept] == ["Adele - Hello (Official Video)"]

@@ -43,7 +43,7 @@ def test_is_lazy(tmp_path):
 
 
 BAD = [
-    ("bad JSON", "{\"x\": 1,", "invalid JSON"),
+    ("bad JSON", '{"x": 1,', "invalid JSON"),
     ("truncated", '{"track_id_spotify": "t"', "invalid JSON"),
     ("not an object", "[1, 2, 3]", "JSON object"),
     ("missing field", json.dumps({"x": 1}), "track_id_spotify"),

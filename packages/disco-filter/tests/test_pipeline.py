@@ -106,7 +106,9 @@ def build(kind, param):
     if kind == "audio":
         return AudioStage(param)
     if kind == "text":
-        return TextStage("search_query_youtube", "video_title_youtube", param, encoder=CharEncoder())
+        return TextStage(
+            "search_query_youtube", "video_title_youtube", param, encoder=CharEncoder()
+        )
     if kind == "threshold":
         return ThresholdStage(*param)
     if kind == "dedup":
@@ -200,7 +202,11 @@ def test_kept_set_is_intersection_and_order_free(records):
     for kind, param in STATELESS:
         ref, _ = ref_pipeline(records, [(kind, param)])
         masks.append({r["search_query_youtube"] for r in ref})
-    expect = [r["search_query_youtube"] for r in records if all(r["search_query_youtube"] in m for m in masks)]
+    expect = [
+        r["search_query_youtube"]
+        for r in records
+        if all(r["search_query_youtube"] in m for m in masks)
+    ]
     assert expect
     for perm in itertools.permutations(STATELESS):
         kept = list(Pipeline([build(k, p) for k, p in perm], batch_size=50).run(records))
@@ -302,15 +308,47 @@ def test_report_before_any_run():
     "stage,record,reason",
     [
         (DurationStage(0.5), {"video_duration_youtube_sec": 3.0}, "track_duration_spotify_ms"),
-        (DurationStage(0.5), {"track_duration_spotify_ms": 3000, "video_duration_youtube_sec": math.nan}, "finite"),
-        (DurationStage(0.5), {"track_duration_spotify_ms": 0, "video_duration_youtube_sec": 1.0}, "> 0"),
-        (DurationStage(0.5), {"track_duration_spotify_ms": "3", "video_duration_youtube_sec": 1.0}, "number"),
+        (
+            DurationStage(0.5),
+            {"track_duration_spotify_ms": 3000, "video_duration_youtube_sec": math.nan},
+            "finite",
+        ),
+        (
+            DurationStage(0.5),
+            {"track_duration_spotify_ms": 0, "video_duration_youtube_sec": 1.0},
+            "> 0",
+        ),
+        (
+            DurationStage(0.5),
+            {"track_duration_spotify_ms": "3", "video_duration_youtube_sec": 1.0},
+            "number",
+        ),
         (AudioStage(0.5), {"audio_embedding_spotify": [1.0] * 512}, "audio_embedding_youtube"),
-        (AudioStage(0.5), {"audio_embedding_spotify": [1.0] * 511, "audio_embedding_youtube": [1.0] * 512}, "512"),
-        (AudioStage(0.5), {"audio_embedding_spotify": [0.0] * 512, "audio_embedding_youtube": [1.0] * 512}, "zeros"),
-        (AudioStage(0.5), {"audio_embedding_spotify": [math.nan] * 512, "audio_embedding_youtube": [1.0] * 512}, "finite"),
-        (AudioStage(0.5), {"audio_embedding_spotify": ["0.1"] * 512, "audio_embedding_youtube": [1.0] * 512}, "numbers"),
-        (AudioStage(0.5), {"audio_embedding_spotify": None, "audio_embedding_youtube": [1.0] * 512}, "numbers"),
+        (
+            AudioStage(0.5),
+            {"audio_embedding_spotify": [1.0] * 511, "audio_embedding_youtube": [1.0] * 512},
+            "512",
+        ),
+        (
+            AudioStage(0.5),
+            {"audio_embedding_spotify": [0.0] * 512, "audio_embedding_youtube": [1.0] * 512},
+            "zeros",
+        ),
+        (
+            AudioStage(0.5),
+            {"audio_embedding_spotify": [math.nan] * 512, "audio_embedding_youtube": [1.0] * 512},
+            "finite",
+        ),
+        (
+            AudioStage(0.5),
+            {"audio_embedding_spotify": ["0.1"] * 512, "audio_embedding_youtube": [1.0] * 512},
+            "numbers",
+        ),
+        (
+            AudioStage(0.5),
+            {"audio_embedding_spotify": None, "audio_embedding_youtube": [1.0] * 512},
+            "numbers",
+        ),
         (ThresholdStage("s", 0.5), {"t": 1.0}, "'s'"),
         (ThresholdStage("s", 0.5), {"s": "1.0"}, "number"),
         (ThresholdStage("s", 0.5), {"s": True}, "number"),
@@ -353,7 +391,9 @@ def test_numpy_embeddings_and_scalars_are_accepted():
     ]
     out = Pipeline([AudioStage(-1.0), DurationStage(0.0)], batch_size=4).run(recs)
     for r, i in zip(out, range(9)):
-        assert r["similarity_audio"] == pytest.approx(py_cosine(a[i].tolist(), b[i].tolist()), abs=1e-9)
+        assert r["similarity_audio"] == pytest.approx(
+            py_cosine(a[i].tolist(), b[i].tolist()), abs=1e-9
+        )
         assert r["similarity_duration"] == pytest.approx(py_duration(1000 + i, 1.0))
 
 
@@ -367,12 +407,14 @@ def test_text_stage_field_names():
     assert TextStage("search_query_youtube", "video_title_youtube", 0.5, encoder=enc).field == (
         "similarity_query_video_title"
     )
-    assert TextStage("search_query_youtube", "video_description_youtube", 0.5, encoder=enc).field == (
-        "similarity_query_description"
-    )
+    assert TextStage(
+        "search_query_youtube", "video_description_youtube", 0.5, encoder=enc
+    ).field == ("similarity_query_description")
     assert TextStage("q", "title", 0.5, encoder=enc).field == "similarity_q_title"
     # a plain callable is an encoder too
-    stage = TextStage("q", "v", 0.99, encoder=lambda texts: np.array([py_char_vec(t) for t in texts]))
+    stage = TextStage(
+        "q", "v", 0.99, encoder=lambda texts: np.array([py_char_vec(t) for t in texts])
+    )
     out = stage([{"q": "abc", "v": "cab"}, {"q": "abc", "v": "xyz"}])
     assert [r["v"] for r in out] == ["cab"] and out[0]["similarity_q_v"] == pytest.approx(1.0)
 
@@ -388,8 +430,12 @@ def test_encoder_returning_garbage_is_rejected():
 
 def test_large_stream_many_batches():
     recs = make_records(600, seed=5, dim=512, n_tracks=120)
-    pipe = Pipeline([DurationStage(0.9), AudioStage(0.7), DedupStage("track_id_spotify")], batch_size=64)
+    pipe = Pipeline(
+        [DurationStage(0.9), AudioStage(0.7), DedupStage("track_id_spotify")], batch_size=64
+    )
     kept = list(pipe.run(iter(recs)))
-    ref, counts = ref_pipeline(recs, [("duration", 0.9), ("audio", 0.7), ("dedup", "track_id_spotify")])
+    ref, counts = ref_pipeline(
+        recs, [("duration", 0.9), ("audio", 0.7), ("dedup", "track_id_spotify")]
+    )
     assert [r["search_query_youtube"] for r in kept] == [r["search_query_youtube"] for r in ref]
     assert [(n, p) for _, n, p in pipe.report.stages] == [tuple(c) for c in counts]

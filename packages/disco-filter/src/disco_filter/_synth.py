@@ -105,8 +105,10 @@ def text_pairs(rng: np.random.Generator, n_pairs: int):
             out.append((query, youtube_title(artist, track, rng), True))
         else:
             same = [j for j in by_artist[artist] if j != i]
-            j = int(rng.choice(same)) if same and rng.random() < 0.5 else int(
-                rng.choice([j for j in range(len(cat)) if cat[j][0] != artist])
+            j = (
+                int(rng.choice(same))
+                if same and rng.random() < 0.5
+                else int(rng.choice([j for j in range(len(cat)) if cat[j][0] != artist]))
             )
             out.append((query, youtube_title(*cat[j], rng), False))
     return out

@@ -3,7 +3,7 @@ imported sentence-transformers text encoder (extra ``st``)."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -92,12 +92,13 @@ def _chroma_matrix(n_fft: int, sr: int, fmin: float = 55.0) -> np.ndarray:
 class LogMelStatsAudio:
     """A deterministic, pure-numpy :class:`AudioEncoder` baseline -> 512-d unit vectors.
 
-    Each waveform is resampled to ``sr_internal`` (linear interpolation), leading/trailing
-    silence (frames 50 dB below the loudest) is trimmed, and the log-mel spectrogram
-    (``n_mels`` = 250 bands, Hann window, 2048-point FFT, hop 1024) is centred by its global mean
-    (so a gain change cancels). The embedding is the per-band mean and standard deviation over
-    frames (500) and the mean 12-bin chroma (12), standardised and L2-normalised. The same
-    input always gives bit-identical output (no random cropping).
+    Each waveform is resampled to ``sr_internal`` (linear interpolation) and leading/trailing
+    silence (frames 50 dB below the loudest) is trimmed. Its log-mel spectrogram (250 bands,
+    Hann window, 2048-point FFT, hop 1024; floored 40 dB below the loudest frame's energy so
+    additive noise in near-empty bands does not dominate) is centred by its global mean, so a
+    gain change cancels. The embedding is the per-band mean and standard deviation over frames
+    (500 numbers) and the mean 12-bin chroma (12), scaled by fixed constants, centred and
+    L2-normalised. The same input always gives bit-identical output (no random cropping).
     """
 
     n_mels = 250
@@ -107,7 +108,9 @@ class LogMelStatsAudio:
     def __init__(self, *, sr_internal: int = 16000) -> None:
         self.sr_internal = check_int(sr_internal, "sr_internal", minimum=4000)
         fb = _mel_filterbank(self.n_mels, self.n_fft, self.sr_internal, 40.0, self.sr_internal / 2)
-        self._fbc = np.vstack([fb, _chroma_matrix(self.n_fft, self.sr_internal)]).T.astype(np.float32)
+        self._fbc = np.vstack([fb, _chroma_matrix(self.n_fft, self.sr_internal)]).T.astype(
+            np.float32
+        )
         self._window = np.hanning(self.n_fft)
 
     def _resample(self, x: np.ndarray, sr: int) -> np.ndarray:
@@ -133,7 +136,7 @@ class LogMelStatsAudio:
         first, last = np.flatnonzero(loud)[[0, -1]]
         power = power[first : last + 1]
         both = (power.astype(np.float32) @ self._fbc).astype(np.float64)  # mel bands + chroma
-        mel = np.log(both[:, : self.n_mels] + energy.max() * 1e-10)
+        mel = np.log(both[:, : self.n_mels] + energy.max() * 1e-4)
         mel -= mel.mean()
         chroma = both[:, self.n_mels :]
         chroma = chroma / np.maximum(chroma.sum(axis=1, keepdims=True), 1e-300)

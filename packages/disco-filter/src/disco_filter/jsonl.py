@@ -68,7 +68,9 @@ def _records(p: Path, required: tuple[str, ...]) -> Iterator[dict[str, Any]]:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError as e:
-                raise RecordError(name, lineno, f"invalid JSON ({e.msg} at column {e.colno})") from None
+                raise RecordError(
+                    name, lineno, f"invalid JSON ({e.msg} at column {e.colno})"
+                ) from None
             why = record_problem(record, required)
             if why is not None:
                 raise RecordError(name, lineno, why)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -252,7 +252,9 @@ def _encode(encoder: Any, texts: list[str]) -> np.ndarray:
     try:
         arr = np.asarray(out, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"encoder must return an (n, d) array of numbers, got {describe(out)}")
+        raise TypeError(
+            f"encoder must return an (n, d) array of numbers, got {describe(out)}"
+        ) from None
     if arr.ndim != 2 or arr.shape[0] != len(texts):
         raise ValueError(
             f"encoder must return shape ({len(texts)}, d) for {len(texts)} texts, got {arr.shape}"
@@ -348,10 +350,14 @@ class DedupStage(Stage):
             pass
         elif isinstance(key, tuple | list):
             if not key or not all(isinstance(k, str) for k in key):
-                raise TypeError(f"key must be a field name, a tuple of them or a callable, got {describe(key)}")
+                raise TypeError(
+                    f"key must be a field name, a tuple of them or a callable, got {describe(key)}"
+                )
             key = tuple(key)
         elif not callable(key):
-            raise TypeError(f"key must be a field name, a tuple of them or a callable, got {describe(key)}")
+            raise TypeError(
+                f"key must be a field name, a tuple of them or a callable, got {describe(key)}"
+            )
         self.key = key
         self.name = "DedupStage"
 
@@ -460,9 +466,7 @@ class Pipeline:
         return Report(
             n_in=run.n_in,
             n_kept=run.n_kept,
-            stages=[
-                StageCount(s.name, n, p) for s, n, p in zip(self.stages, run.seen, run.passed)
-            ],
+            stages=[StageCount(s.name, n, p) for s, n, p in zip(self.stages, run.seen, run.passed)],
         )
 
     def run(self, records: Iterable[Mapping]) -> Iterator[dict]:

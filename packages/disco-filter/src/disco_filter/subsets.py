@@ -34,42 +34,57 @@ def _chunks(records: Iterable, size: int = _CHUNK):
         yield chunk
 
 
-def random_subset(records, n, *, rng=None) -> list:
-    """A uniform random sample of ``n`` records without replacement, in input order.
+def _select(records: Iterable, n: int, rank: Callable[[list, int], np.ndarray]) -> tuple:
+    """One pass keeping the ``n`` records of smallest ``(rank, position)``.
 
-    One pass over any iterable (streaming, memory ``O(n)``): every record draws a uniform key
-    from ``rng`` and the ``n`` smallest keys win, so every ``n``-subset is equally likely and
-    the same seed gives the same subset. Fewer than ``n`` records is a ``ValueError``.
+    ``rank(chunk, start)`` gives the chunk's rank values. The pool grows to at most ``2 n``
+    between trims; a record ranking after the current ``n``-th best can never enter the
+    result and is skipped. Returns ``(ranks, positions, items)`` of the winners, unordered.
     """
-    _check_records(records)
-    n = check_int(n, "n", minimum=0)
-    gen = check_rng(rng)
-    keys = np.empty(0)
+    ranks = np.empty(0)
     pos = np.empty(0, dtype=np.int64)
     items: list = []
+    cutoff = np.inf  # rank of the current n-th best (a later record must beat it strictly)
     total = 0
     for chunk in _chunks(records):
-        k = gen.random(len(chunk))
+        r = rank(chunk, total)
         p = np.arange(total, total + len(chunk))
         total += len(chunk)
         if n == 0:
             continue
         if len(items) >= n:
-            sel = np.flatnonzero(k < keys.max())
+            sel = np.flatnonzero(r < cutoff)
             if sel.size == 0:
                 continue
-            k, p, chunk = k[sel], p[sel], [chunk[i] for i in sel]
-        keys = np.concatenate([keys, k])
+            r, p, chunk = r[sel], p[sel], [chunk[i] for i in sel.tolist()]
+        ranks = np.concatenate([ranks, r])
         pos = np.concatenate([pos, p])
         items.extend(chunk)
-        if len(items) > n:
-            keep = np.argpartition(keys, n - 1)[:n]
-            keys, pos = keys[keep], pos[keep]
-            items = [items[i] for i in keep]
+        if len(items) > 2 * n or (len(items) >= n and cutoff == np.inf):
+            keep = np.lexsort((pos, ranks))[:n]
+            ranks, pos = ranks[keep], pos[keep]
+            items = [items[i] for i in keep.tolist()]
+            cutoff = ranks[-1] if len(items) == n else np.inf
     if total < n:
         raise ValueError(f"n must be <= the number of records ({total}), got {n}")
+    keep = np.lexsort((pos, ranks))[:n]
+    return ranks[keep], pos[keep], [items[i] for i in keep.tolist()]
+
+
+def random_subset(records, n, *, rng=None) -> list:
+    """A uniform random sample of ``n`` records without replacement, in input order.
+
+    One pass over any iterable (streaming, memory ``O(n)``): every record draws a uniform key
+    from ``rng`` and the ``n`` smallest keys win, so every ``n``-subset is equally likely and
+    the same seed gives the same subset (for a list or a stream of the same records). Fewer
+    than ``n`` records is a ``ValueError``.
+    """
+    _check_records(records)
+    n = check_int(n, "n", minimum=0)
+    gen = check_rng(rng)
+    _, pos, items = _select(records, n, lambda chunk, start: gen.random(len(chunk)))
     order = np.argsort(pos, kind="stable")
-    return [items[i] for i in order]
+    return [items[i] for i in order.tolist()]
 
 
 def _key_fn(key: Any) -> Callable[[Any], Any]:
@@ -103,29 +118,9 @@ def top_subset(records, n, *, key) -> list:
     _check_records(records)
     n = check_int(n, "n", minimum=0)
     get = _key_fn(key)
-    vals = np.empty(0)
-    pos = np.empty(0, dtype=np.int64)
-    items: list = []
-    total = 0
-    for chunk in _chunks(records):
-        v = np.array([_value(get(r), total + i) for i, r in enumerate(chunk)], dtype=float)
-        p = np.arange(total, total + len(chunk))
-        total += len(chunk)
-        if n == 0:
-            continue
-        if len(items) >= n:
-            sel = np.flatnonzero(v > vals.min())  # ties with the current n-th go to the earlier
-            if sel.size == 0:
-                continue
-            v, p, chunk = v[sel], p[sel], [chunk[i] for i in sel]
-        vals = np.concatenate([vals, v])
-        pos = np.concatenate([pos, p])
-        items.extend(chunk)
-        if len(items) > n:
-            keep = np.lexsort((pos, -vals))[:n]
-            vals, pos = vals[keep], pos[keep]
-            items = [items[i] for i in keep]
-    if total < n:
-        raise ValueError(f"n must be <= the number of records ({total}), got {n}")
-    order = np.lexsort((pos, -vals))
-    return [items[i] for i in order]
+
+    def rank(chunk, start):
+        return -np.array([_value(get(r), start + i) for i, r in enumerate(chunk)], dtype=float)
+
+    _, _, items = _select(records, n, rank)  # ordered by (-score, position)
+    return items
