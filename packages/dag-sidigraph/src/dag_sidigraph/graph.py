@@ -46,7 +46,15 @@ def _pack(a: np.ndarray) -> np.ndarray:
 
 def _unpack(p: np.ndarray, n: int) -> np.ndarray:
     """Inverse of :func:`_pack`."""
-    return np.unpackbits(p.view(np.uint8), axis=1, count=n, bitorder="little").astype(bool)
+    return np.unpackbits(p.view(np.uint8), axis=1, count=n, bitorder="little").view(bool)
+
+
+def _nonzero_packed(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of the unpacked matrix (row-major order), touching only non-zero words."""
+    wr, wc = np.nonzero(p)
+    bits = np.unpackbits(p[wr, wc].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    k, b = np.nonzero(bits)
+    return wr[k].astype(np.int64), wc[k].astype(np.int64) * 64 + b
 
 
 def _segment_reduce(op, rows: np.ndarray, owners: np.ndarray, m: int, fill: int) -> np.ndarray:
@@ -59,22 +67,51 @@ def _segment_reduce(op, rows: np.ndarray, owners: np.ndarray, m: int, fill: int)
     return out
 
 
-# --- topological levels ------------------------------------------------------------------------
-def _levels(a: np.ndarray) -> list[np.ndarray] | None:
-    """Kahn's algorithm by rounds: level i holds the nodes whose longest path from a source has
-    i edges (no edge inside a level). ``None`` if ``a`` has a cycle (self-loops included)."""
+# --- sparse structure and topological levels ----------------------------------------------------
+class _CSR(NamedTuple):
+    n: int
+    cols: np.ndarray  # successors, grouped by source node (row-major order)
+    indptr: np.ndarray
+
+
+def _csr(a: np.ndarray, packed: np.ndarray | None = None) -> _CSR:
     n = a.shape[0]
-    indeg = a.sum(axis=0, dtype=np.int64)
+    rows, cols = _nonzero_packed(_pack(a) if packed is None else packed)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    return _CSR(n, cols.astype(np.int64), indptr)
+
+
+def _gather(g: _CSR, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The successors of ``nodes`` (concatenated) and, for each, its owner's position in nodes."""
+    starts = g.indptr[nodes]
+    lens = g.indptr[nodes + 1] - starts
+    total = int(lens.sum())
+    owners = np.repeat(np.arange(nodes.size), lens)
+    offsets = np.arange(total) - np.repeat(np.cumsum(lens) - lens, lens)
+    return g.cols[np.repeat(starts, lens) + offsets], owners
+
+
+def _levels_csr(g: _CSR) -> list[np.ndarray] | None:
+    """Kahn's algorithm by rounds: level i holds the nodes whose longest path from a source has
+    i edges (no edge inside a level). ``None`` if the graph has a cycle (self-loops included)."""
+    indeg = np.bincount(g.cols, minlength=g.n)
     frontier = np.flatnonzero(indeg == 0)
     levels = []
     done = 0
     while frontier.size:
         levels.append(frontier)
         done += frontier.size
-        indeg[frontier] = -1
-        indeg -= a[frontier].sum(axis=0, dtype=np.int64)
-        frontier = np.flatnonzero(indeg == 0)
-    return levels if done == n else None
+        succ, _ = _gather(g, frontier)
+        if succ.size == 0:
+            break
+        indeg -= np.bincount(succ, minlength=g.n)
+        frontier = np.unique(succ[indeg[succ] == 0])
+    return levels if done == g.n else None
+
+
+def _levels(a: np.ndarray) -> list[np.ndarray] | None:
+    return _levels_csr(_csr(a))
 
 
 def topological_levels(adj) -> list[np.ndarray]:
@@ -90,19 +127,25 @@ def topological_levels(adj) -> list[np.ndarray]:
     return levels
 
 
-def _closure_and_reduction_dag(a: np.ndarray, levels: list[np.ndarray]):
+def _closure_and_reduction_dag(a: np.ndarray, levels=None, g: _CSR | None = None):
     """Bit-packed closure R and reduction T of the DAG ``a``, deepest level first:
     below2[u] = OR of R[c] over the successors c of u (everything >= 2 steps below u),
-    R[u] = a[u] | below2[u], T[u] = a[u] & ~below2[u]."""
+    R[u] = a[u] | below2[u], T[u] = a[u] & ~below2[u]. ``None`` if ``a`` has a cycle."""
     n = a.shape[0]
     ap = _pack(a)
-    r = np.zeros_like(ap)
-    t = np.zeros_like(ap)
+    g = _csr(a, ap) if g is None else g
+    levels = _levels_csr(g) if levels is None else levels
+    if levels is None:
+        return None
+    r = ap.copy()
+    t = ap.copy()
     for level in reversed(levels):
-        rows, cols = np.nonzero(a[level])
-        below2 = _segment_reduce(np.bitwise_or, r[cols], rows, level.size, 0)
-        r[level] = ap[level] | below2
-        t[level] = ap[level] & ~below2
+        succ, owners = _gather(g, level)
+        if succ.size == 0:
+            continue
+        below2 = _segment_reduce(np.bitwise_or, r[succ], owners, level.size, 0)
+        r[level] |= below2
+        t[level] &= ~below2
     return r, t, n
 
 
@@ -119,11 +162,10 @@ def _closure_general(a: np.ndarray) -> np.ndarray:
     c[comp[rows], comp[cols]] = True
     self_reach = np.diag(c).copy()  # a component with an internal edge (size > 1 or a self-loop)
     np.fill_diagonal(c, False)
-    levels = _levels(c)
-    r, _, _ = _closure_and_reduction_dag(c, levels)
+    r, _, _ = _closure_and_reduction_dag(c)
     rc = _unpack(r, k)
     rc[np.arange(k), np.arange(k)] = self_reach
-    return rc[np.ix_(comp, comp)] if n else rc
+    return rc[np.ix_(comp, comp)]
 
 
 def transitive_closure(adj) -> np.ndarray:
@@ -134,12 +176,10 @@ def transitive_closure(adj) -> np.ndarray:
     result is a TC-DAG. ``adj``: bool (or 0/1) [n, n]; returns bool [n, n].
     """
     a = check_adj(adj)
-    n = a.shape[0]
-    levels = _levels(a)
-    if levels is None:
+    parts = _closure_and_reduction_dag(a)
+    if parts is None:
         return _closure_general(a)
-    r, _, _ = _closure_and_reduction_dag(a, levels)
-    return _unpack(r, n)
+    return _unpack(parts[0], a.shape[0])
 
 
 def transitive_reduction(adj) -> np.ndarray:
@@ -150,11 +190,10 @@ def transitive_reduction(adj) -> np.ndarray:
     cyclic graph is not unique). Returns bool [n, n].
     """
     a = check_adj(adj)
-    levels = _levels(a)
-    if levels is None:
+    parts = _closure_and_reduction_dag(a)
+    if parts is None:
         raise ValueError("adj must be acyclic (a DAG), got a graph with a cycle or a self-loop")
-    _, t, n = _closure_and_reduction_dag(a, levels)
-    return _unpack(t, n)
+    return _unpack(parts[1], a.shape[0])
 
 
 def is_tc_dag(adj) -> bool:
@@ -165,10 +204,12 @@ def is_tc_dag(adj) -> bool:
 
 
 def _tc_dag_parts(a: np.ndarray):
-    levels = _levels(a)
-    if levels is None:
+    if np.any(np.diagonal(a)):
         return None
-    r, t, n = _closure_and_reduction_dag(a, levels)
+    parts = _closure_and_reduction_dag(a)
+    if parts is None:
+        return None
+    r, t, n = parts
     if not np.array_equal(r, _pack(a)):
         return None
     return r, t, n
@@ -184,24 +225,41 @@ def _require_tc_dag(a: np.ndarray, name: str = "adj"):
     return parts
 
 
-def _minimal_negatives_packed(r: np.ndarray, t: np.ndarray, n: int) -> np.ndarray:
+def _transpose_packed(p: np.ndarray, n: int) -> np.ndarray:
+    return _pack(np.ascontiguousarray(_unpack(p, n).T))
+
+
+def _minimal_negative_pairs(r: np.ndarray, t: np.ndarray, n: int):
     """E_{H*} = {(u, v): u, v incomparable, every parent p of u is above v, every child c of v
-    is below u} (parents/children in the reduction), as a bool [n, n] matrix."""
-    tb = _unpack(t, n)
-    rb = _unpack(r, n)
+    is below u} (parents/children in the reduction), as (u, v) index arrays in row-major order.
+
+    Row u of m1 = AND over the parents p of u of R[p] (all ones for a source); row v of m2t =
+    AND over the children c of v of the ancestors of c. A node v in m1[u] \\ R[u] cannot be
+    above u (it would sit between a parent and u; a source has no ancestor), so
+    E_{H*} = m1 & m2 & ~R minus the diagonal."""
     ones = np.uint64(0xFFFFFFFFFFFFFFFF)
-    # m1[u] = AND over parents p of u of R[p]  (nodes below every parent of u)
-    us, ps = np.nonzero(tb.T)
-    m1 = _segment_reduce(np.bitwise_and, r[ps], us, n, ones)
-    # m2t[v] = AND over children c of v of R^T[c]  (nodes above every child of v)
-    rt = _pack(np.ascontiguousarray(rb.T))
-    vs, cs = np.nonzero(tb)
-    m2t = _segment_reduce(np.bitwise_and, rt[cs], vs, n, ones)
-    cand = _unpack(m1, n) & _unpack(m2t, n).T
-    cand &= ~rb
-    cand &= ~rb.T
-    np.fill_diagonal(cand, False)
-    return cand
+    parent_p, owner_u = _nonzero_packed(t)
+    order = np.argsort(owner_u, kind="stable")  # (u, p) pairs, sorted by u
+    cand = _segment_reduce(np.bitwise_and, r[parent_p[order]], owner_u[order], n, ones)
+    cand &= ~r
+    cand &= _pack(np.ones((1, n), dtype=bool))  # clear the padding bits past column n
+    if not cand.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    ancestors = _transpose_packed(r, n)
+    child_v, child_c = parent_p, owner_u  # (v, c) pairs, sorted by v
+    m2t = _segment_reduce(np.bitwise_and, ancestors[child_c], child_v, n, ones)
+    cand &= _transpose_packed(m2t, n)
+    us, vs = _nonzero_packed(cand)
+    off = us != vs
+    return us[off], vs[off]
+
+
+def _minimal_negatives_packed(r: np.ndarray, t: np.ndarray, n: int) -> np.ndarray:
+    """E_{H*} as a bool [n, n] mask."""
+    us, vs = _minimal_negative_pairs(r, t, n)
+    out = np.zeros((n, n), dtype=bool)
+    out[us, vs] = True
+    return out
 
 
 class Sidigraph(NamedTuple):
@@ -210,10 +268,6 @@ class Sidigraph(NamedTuple):
 
     pos: np.ndarray
     neg: np.ndarray
-
-
-def _edges(mask: np.ndarray) -> np.ndarray:
-    return np.stack(np.nonzero(mask)).astype(np.int64).reshape(2, -1)
 
 
 def minimal_negatives(adj) -> np.ndarray:
@@ -238,8 +292,8 @@ def minimal_sidigraph(adj) -> Sidigraph:
     """
     a = check_adj(adj)
     r, t, n = _require_tc_dag(a)
-    pos = _edges(_unpack(t, n))
-    neg = _edges(_minimal_negatives_packed(r, t, n))
+    pos = np.stack(_nonzero_packed(t)).reshape(2, -1)
+    neg = np.stack(_minimal_negative_pairs(r, t, n)).reshape(2, -1)
     return Sidigraph(pos, neg)
 
 
@@ -262,8 +316,7 @@ def is_distinguishing(adj, pos, neg) -> bool:
         return False
     pm = np.zeros((n, n), dtype=bool)
     pm[p[0], p[1]] = True
-    levels = _levels(pm)  # a subgraph of a DAG is a DAG
-    rp, _, _ = _closure_and_reduction_dag(pm, levels)
+    rp, _, _ = _closure_and_reduction_dag(pm)  # a subgraph of a DAG is a DAG
     if not np.array_equal(rp, r):
         return False
     needed = _minimal_negatives_packed(r, t, n)
@@ -301,10 +354,10 @@ def stats(adj) -> SidigraphStats:
     (``ValueError`` unless a TC-DAG)."""
     a = check_adj(adj)
     r, t, n = _require_tc_dag(a)
-    tc = int(a.sum())
-    tr = int(_unpack(t, n).sum())
+    tc = int(np.count_nonzero(a))
+    tr = int(_nonzero_packed(t)[0].size)
     non = n * (n - 1) - tc
-    neg = int(_minimal_negatives_packed(r, t, n).sum())
+    neg = int(_minimal_negative_pairs(r, t, n)[0].size)
     return SidigraphStats(
         num_nodes=n,
         num_closure_edges=tc,

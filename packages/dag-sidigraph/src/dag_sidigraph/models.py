@@ -35,6 +35,16 @@ def _as_index(x, name: str, n: int) -> torch.Tensor:
     return x.long()
 
 
+def _check_init_side(value) -> tuple[float, float]:
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        raise TypeError(f"init_side must be a pair (lo, hi), got {type(value).__name__} {value!r}")
+    lo = check_float(value[0], "init_side", minimum=0.0, min_inclusive=False)
+    hi = check_float(value[1], "init_side", maximum=1.0, max_inclusive=False)
+    if lo > hi:
+        raise ValueError(f"init_side must have lo <= hi, got {value!r}")
+    return lo, hi
+
+
 class _PairModel(nn.Module):
     num_nodes: int
 
@@ -95,7 +105,14 @@ class BoxEmbedding(_PairModel):
     """
 
     def __init__(
-        self, num_nodes, dim, *, volume_temp=1.0, intersection_temp=0.01, generator=None
+        self,
+        num_nodes,
+        dim,
+        *,
+        volume_temp=0.1,
+        intersection_temp=0.01,
+        init_side=(0.1, 0.5),
+        generator=None,
     ):
         super().__init__()
         self.num_nodes = check_int(num_nodes, "num_nodes", minimum=1)
@@ -106,15 +123,28 @@ class BoxEmbedding(_PairModel):
         )
         gen = check_generator(generator)
         n, d = self.num_nodes, self.dim
-        z = torch.rand(n, d, generator=gen) * 0.1
-        side = 0.9 - torch.rand(n, d, generator=gen) * 0.1
+        lo, hi = _check_init_side(init_side)
+        side = lo + (hi - lo) * torch.rand(n, d, generator=gen)
+        z = torch.rand(n, d, generator=gen) * (1.0 - side)
         self.min_corner = nn.Parameter(z)
         self.log_side = nn.Parameter(torch.log(side))
 
     def boxes(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """(z, Z): the min and max corners, [n, dim] each."""
+        """(z, Z): the min and max corners, [n, dim] each (Z = z + exp(log_side) > z)."""
         z = self.min_corner
         return z, z + torch.exp(self.log_side)
+
+    @torch.no_grad()
+    def set_boxes(self, z, big) -> None:
+        """Set the corners (tensors or arrays [n, dim] with z < big everywhere)."""
+        z = torch.as_tensor(z, dtype=self.min_corner.dtype)
+        big = torch.as_tensor(big, dtype=self.min_corner.dtype)
+        if z.shape != self.min_corner.shape or big.shape != self.min_corner.shape:
+            raise ValueError(f"z and big must have shape {tuple(self.min_corner.shape)}")
+        if not bool((z < big).all()):
+            raise ValueError("big must be > z in every dimension")
+        self.min_corner.copy_(z)
+        self.log_side.copy_(torch.log(big - z))
 
     def _log_volume(self, z, big):
         t, beta = self.volume_temp, self.intersection_temp
