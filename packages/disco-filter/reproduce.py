@@ -98,8 +98,8 @@ def audio_claims(args):
     from disco_filter import AudioStage, LogMelStatsAudio, auroc
     from disco_filter._synth import synth_track, youtube_version
 
-    n = 20 if args.quick else (200 if args.full else 100)
-    seconds = 3.0 if args.quick else 6.0
+    n = 12 if args.quick else (200 if args.full else 100)
+    seconds = 2.0 if args.quick else 6.0
     sr = 16000
     rng = np.random.default_rng(1)
     tracks = [synth_track(rng, seconds=seconds, sr=sr) for _ in range(n)]
@@ -168,7 +168,7 @@ def subset_claims(args):
         holds=top == ref,
         note=f"top {k} of {n}, scores rounded to 0.01 ({n - len(set(scores))} tied rows)",
     )
-    m, d, n_dup = (500, 512, 20) if args.quick else (5_000, 512, 100)
+    m, d, n_dup = (300, 512, 10) if args.quick else (5_000, 512, 100)
     X = rng.standard_normal((m, d))
     src = rng.choice(m, n_dup, replace=False)
     D = X[src] + 1e-3 * rng.standard_normal((n_dup, d))
@@ -208,7 +208,7 @@ def scale_claim(args):
 
     from disco_filter import AudioStage, DedupStage, DurationStage, Pipeline
 
-    n = 5_000 if args.quick else 50_000
+    n = 2_000 if args.quick else 50_000
     rng = np.random.default_rng(4)
     ms = rng.integers(60_000, 400_000, n)
     emb_a = rng.standard_normal((n, 512)).astype(np.float32)
