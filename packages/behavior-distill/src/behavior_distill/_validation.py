@@ -22,8 +22,9 @@ def as_tensor(
 ) -> torch.Tensor:
     """A finite, non-empty tensor of ``ndim`` dimensions from a tensor or an array-like.
 
-    Floating values are cast to ``dtype`` (when given); integer values are kept (as int64) when
-    ``integer_ok`` (discrete action indices), refused otherwise. Nothing else is converted.
+    Floating values are cast to ``dtype`` (when given; else a tensor keeps its dtype and an array
+    becomes float64, or its own float dtype); integer values are kept (as int64) when
+    ``integer_ok`` (discrete action indices), else made floating. Nothing else is converted.
     """
     if isinstance(value, torch.Tensor):
         check_tensor(value, name, ndim=ndim, dtype="any")
@@ -40,7 +41,7 @@ def as_tensor(
         if integer_ok:
             return torch.as_tensor(arr.astype(np.int64), device=device)
         arr = arr.astype(np.float64)
-    return torch.as_tensor(arr, device=device, dtype=dtype or torch.get_default_dtype())
+    return torch.as_tensor(arr, device=device, dtype=dtype)  # dtype None: the array's own
 
 
 def check_mapping(value: Any, name: str, *, keys: tuple[str, ...]) -> Mapping:
