@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from _reference import random_graph, same_partition
-
 from gnn_individualize import color_refinement, tinhofer_order
 
 nx = pytest.importorskip("networkx")

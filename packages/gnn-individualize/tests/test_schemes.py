@@ -3,9 +3,6 @@
 import numpy as np
 import pytest
 from _reference import naive_tinhofer, neighbours, permute, random_graph, random_tree
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from gnn_individualize import (
     binary_code,
     color_refinement,
@@ -18,6 +15,8 @@ from gnn_individualize import (
     tinhofer_w,
 )
 from gnn_individualize.data import permuted_copy, random_regular
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FEW = settings(max_examples=25, deadline=None)
 
@@ -87,7 +86,11 @@ def test_tinhofer_is_equivariant_on_amenable_graphs(kind):
 def test_tinhofer_is_not_equivariant_on_random_regular_graphs():
     # the choice of the individualized node matters there: measure how many inputs it makes
     graphs = [(random_regular(16, 3, rng=s), 16) for s in range(5)]
-    copies = [(permuted_copy(ei, n, rng=100 * s + c)[0], n) for s, (ei, n) in enumerate(graphs) for c in range(20)]
+    copies = [
+        (permuted_copy(ei, n, rng=100 * s + c)[0], n)
+        for s, (ei, n) in enumerate(graphs)
+        for c in range(20)
+    ]
     distinct = count_distinct_inputs(copies, "tinhofer")
     assert 5 < distinct < count_distinct_inputs(copies, "relational_pooling", rng=0) == 100
 

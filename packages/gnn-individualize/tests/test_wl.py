@@ -2,12 +2,11 @@
 
 import numpy as np
 import pytest
-from _reference import naive_refinement, permute, random_graph, same_partition
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
+from _reference import naive_refinement, permute, random_graph
 from gnn_individualize import color_refinement, stable_partition, wl_equivalent
 from gnn_individualize.data import csl_graph, random_regular
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 FEW = settings(max_examples=25, deadline=None)
 

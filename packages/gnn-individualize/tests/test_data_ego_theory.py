@@ -1,0 +1,161 @@
+"""Generators, ego-nets and the sample-complexity diagnostics against brute force."""
+
+import itertools
+
+import numpy as np
+import pytest
+from _reference import neighbours, random_graph, random_tree
+from gnn_individualize import (
+    count_distinct_inputs,
+    covering_number,
+    ego_batch,
+    ego_nets,
+    individualize,
+    tinhofer,
+)
+from gnn_individualize.data import (
+    csl_graph,
+    disjoint_union,
+    has_cycle,
+    permuted_copy,
+    random_regular,
+    undirected_edges,
+)
+
+
+def test_csl_graph():
+    ei = csl_graph(41, 5)
+    nb = neighbours(ei, 41)
+    assert all(len(s) == 4 for s in nb)
+    assert nb[0] == {1, 40, 5, 36}
+    assert undirected_edges(ei, 41).shape == (2, 82)
+
+
+def test_random_regular_is_simple_and_regular():
+    for seed in range(5):
+        ei = random_regular(30, 3, rng=seed)
+        nb = neighbours(ei, 30)
+        assert all(len(s) == 3 and v not in s for v, s in enumerate(nb))
+        assert ei.shape == (2, 90)
+    assert not np.array_equal(random_regular(30, 3, rng=0), random_regular(30, 3, rng=1))
+    with pytest.raises(ValueError, match="even"):
+        random_regular(5, 3)
+
+
+def test_permuted_copy_moves_edges_with_the_nodes():
+    ei = np.array([[0, 1, 2], [1, 2, 3]])
+    new, perm = permuted_copy(ei, 4, rng=3)
+    assert {frozenset(e) for e in new.T.tolist()} == {
+        frozenset((int(perm[u]), int(perm[v]))) for u, v in ei.T
+    }
+
+
+def _brute_has_cycle(ei, n, k):
+    nb = neighbours(ei, n)
+    for nodes in itertools.permutations(range(n), k):
+        if nodes[0] == min(nodes) and all(nodes[(i + 1) % k] in nb[nodes[i]] for i in range(k)):
+            return True
+    return False
+
+
+def test_has_cycle_against_brute_force():
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        n = int(rng.integers(4, 8))
+        ei = random_graph(rng, n, 0.35)
+        for k in (3, 4, 5):
+            assert has_cycle(ei, n, k) == _brute_has_cycle(ei, n, k)
+    assert not has_cycle(random_tree(rng, 12), 12, 3)
+
+
+def test_disjoint_union():
+    ei, n, batch = disjoint_union([(np.array([[0], [1]]), 2), (np.array([[1], [2]]), 3)])
+    assert ei.tolist() == [[0, 3], [1, 4]] and n == 5 and batch.tolist() == [0, 0, 1, 1, 1]
+
+
+def _naive_ego(nb, v, r):
+    dist = {v: 0}
+    frontier = [v]
+    for d in range(1, r + 1):
+        frontier = sorted({w for u in frontier for w in nb[u] if w not in dist})
+        for w in frontier:
+            dist[w] = d
+    nodes = sorted(dist, key=lambda w: (dist[w], w))
+    return nodes
+
+
+@pytest.mark.parametrize("radius", [0, 1, 2, 3])
+def test_ego_nets_against_breadth_first_search(radius):
+    rng = np.random.default_rng(radius)
+    ei = random_graph(rng, 25, 0.12)
+    nb = neighbours(ei, 25)
+    for v, (nodes, local) in enumerate(ego_nets(ei, 25, radius)):
+        want = _naive_ego(nb, v, radius)
+        assert nodes.tolist() == want
+        induced = {frozenset((a, b)) for a in want for b in nb[a] if b in want}
+        got = {frozenset((int(nodes[a]), int(nodes[b]))) for a, b in local.T}
+        assert got == induced
+        assert local.shape[1] == 2 * len([e for e in induced if len(e) == 2])
+
+
+def test_ego_batch_individualizes_each_ego_net_on_its_own():
+    rng = np.random.default_rng(1)
+    ei = random_graph(rng, 20, 0.15)
+    eb = ego_batch(ei, 20, radius=2, scheme="tinhofer", bits=5)
+    for v, (nodes, local) in enumerate(ego_nets(ei, 20, 2)):
+        rows = np.flatnonzero(eb.ego == v)
+        assert eb.node[rows].tolist() == nodes.tolist()
+        assert np.array_equal(eb.ids[rows], tinhofer(local, len(nodes), bits=5))
+    rp = ego_batch(ei, 20, radius=1, scheme="relational_pooling", bits=6, rng=0)
+    for v in range(20):
+        rows = np.flatnonzero(rp.ego == v)
+        ranks = rp.ids[rows] @ (2 ** np.arange(5, -1, -1))
+        assert sorted(ranks.tolist()) == list(range(len(rows)))
+    none = ego_batch(ei, 20, radius=2, scheme="none")
+    assert none.ids.shape == (len(eb.node), 0) and np.array_equal(none.node, eb.node)
+
+
+def test_count_distinct_inputs():
+    rng = np.random.default_rng(2)
+    trees = [(random_tree(rng, 15), 15) for _ in range(4)]
+    copies = [
+        (permuted_copy(e, n, rng=int(rng.integers(1 << 30)))[0], n)
+        for e, n in trees
+        for _ in range(10)
+    ]
+    assert count_distinct_inputs(copies, "tinhofer") == count_distinct_inputs(trees, "tinhofer")
+    assert count_distinct_inputs(trees, "tinhofer") <= 4
+    assert count_distinct_inputs(copies, "rni", rng=0) == 40
+    rp = count_distinct_inputs(copies, "relational_pooling", rng=0)
+    assert 36 <= rp <= 40  # 15! labellings of each tree: repeats are very unlikely
+    assert count_distinct_inputs(copies, "none") == count_distinct_inputs(trees, "none")
+    custom = count_distinct_inputs(copies, lambda e, n: np.zeros((n, 1)))
+    assert custom == count_distinct_inputs(copies, "none")
+    # the same two graphs with swapped identifiers on an automorphism-free graph differ
+    ids = individualize(trees[:1], "tinhofer")[0]
+    assert ids.shape == (15, 6)
+
+
+def _min_cover(pts, eps):
+    d = np.sqrt(((pts[:, None] - pts[None]) ** 2).sum(-1)) <= eps
+    for k in range(1, len(pts) + 1):
+        for centres in itertools.combinations(range(len(pts)), k):
+            if d[list(centres)].any(axis=0).all():
+                return k
+    raise AssertionError
+
+
+def test_covering_number_against_brute_force_bounds():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        small = rng.random((9, 2))
+        greedy = covering_number(small, 0.35)
+        # the greedy centres form an eps-net that is also an eps-packing, so
+        # N(eps) <= greedy <= M(eps) <= N(eps / 2)
+        assert _min_cover(small, 0.35) <= greedy <= _min_cover(small, 0.35 / 2)
+    pts = rng.random((40, 2))
+    assert covering_number(pts, 0.0) == len(np.unique(pts, axis=0))
+    assert covering_number(pts, 10.0) == 1
+    assert covering_number([[0, 0], [1, 1]], 1.0, norm="linf") == 1
+    assert covering_number([[0, 0], [1, 1]], 1.0, norm="l1") == 2
+    assert covering_number([[0, 0], [1, 1]], 1.5, norm="l2") == 1
