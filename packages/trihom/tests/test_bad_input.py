@@ -8,13 +8,13 @@ entry points validate before importing their extra, so they are probed here too.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from hypothesis import strategies as st
-
 import trihom
-from papershelf_harness import suite
-from papershelf_harness.testing import assert_rejects
+from hypothesis import strategies as st
 from trihom import baselines as B
 from trihom import classifier, models
+
+from papershelf_harness import suite
+from papershelf_harness.testing import assert_rejects
 
 EI = np.array([[0, 1, 2, 3, 4, 0], [1, 2, 3, 4, 5, 5]])  # a 6-cycle
 Y = np.array([0, 0, 1, 1, 2, 2])

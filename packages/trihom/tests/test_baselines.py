@@ -6,9 +6,8 @@ import statistics
 
 import numpy as np
 import pytest
-from conftest import dense_adjacency, random_messy_graph
-
 import trihom
+from conftest import dense_adjacency, random_messy_graph
 from trihom import baselines as B
 
 

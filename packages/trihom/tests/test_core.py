@@ -6,9 +6,8 @@ import statistics
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import dense_adjacency, random_messy_graph
-
 import trihom
+from conftest import dense_adjacency, random_messy_graph
 
 
 def test_label_homophily_matches_loop(messy):

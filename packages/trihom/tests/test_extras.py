@@ -2,9 +2,7 @@
 classifier-based metric (extra ``sklearn``). They skip in the plain ``tests`` session and run in
 ``tests_extras``."""
 
-import numpy as np
 import pytest
-
 import trihom
 
 
@@ -43,6 +41,7 @@ def test_gcn_beats_mlp_on_homophilous_graph_and_is_deterministic():
         generator=torch.Generator().manual_seed(1),
     )
     assert t == g
+    assert trihom.spectral_radius(torch.as_tensor(ei)) == trihom.spectral_radius(ei)
 
 
 def test_gcn_near_chance_at_mid_homophily_with_weak_features():

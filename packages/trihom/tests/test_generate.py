@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-from scipy import stats
-
 import trihom
+from scipy import stats
 
 
 def _gen(**kw):

@@ -11,15 +11,6 @@ import scipy.sparse.linalg as spla
 from ._checks import check_bool, check_float, check_int, check_option, check_probability
 from ._validation import Graph, check_features, check_graph, check_labels
 
-__all__ = [
-    "feature_homophily",
-    "label_homophily",
-    "spectral_radius",
-    "structural_homophily",
-    "tri_hom",
-    "tri_hom_from_graph",
-]
-
 _DENSE_EIG_MAX = 400
 
 
@@ -45,9 +36,9 @@ def spectral_radius(edge_index: Any, *, num_nodes: int | None = None) -> float:
         if sp.issparse(edge_index):
             num_nodes = int(edge_index.shape[0])
         else:
-            from ._validation import check_int_array
+            from ._validation import _torch_to_numpy, check_int_array
 
-            arr = check_int_array(edge_index, "edge_index", ndim=2)
+            arr = check_int_array(_torch_to_numpy(edge_index), "edge_index", ndim=2)
             num_nodes = int(arr.max()) + 1 if arr.size else 0
     num_nodes = check_int(num_nodes, "num_nodes", minimum=1)
     return _radius(check_graph(edge_index, num_nodes, require_edges=False))

@@ -14,9 +14,23 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import check_array, check_same_length, describe
+from ._checks import check_array, check_float, check_same_length, describe
 
-__all__ = ["Graph", "check_features", "check_graph", "check_int_array", "check_labels"]
+__all__ = [
+    "Graph",
+    "check_features",
+    "check_fraction",
+    "check_graph",
+    "check_int_array",
+    "check_labels",
+]
+
+
+def check_fraction(value: Any, name: str) -> float:
+    """A number strictly between 0 and 1 (a split fraction)."""
+    return check_float(
+        value, name, minimum=0.0, maximum=1.0, min_inclusive=False, max_inclusive=False
+    )
 
 
 def check_int_array(value: Any, name: str, **kwargs: Any) -> np.ndarray:

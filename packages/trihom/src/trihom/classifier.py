@@ -11,8 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy import stats
 
-from ._checks import check_float, check_int, check_option, check_rng
-from ._validation import check_features, check_graph, check_labels
+from ._checks import check_int, check_option, check_rng
+from ._validation import check_features, check_fraction, check_graph, check_labels
 
 __all__ = ["classifier_based_homophily"]
 
@@ -65,14 +65,7 @@ def classifier_based_homophily(
     large = it helps)."""
     classifier = check_option(classifier, "classifier", CLASSIFIERS)
     repeats = check_int(repeats, "repeats", minimum=2)
-    train_fraction = check_float(
-        train_fraction,
-        "train_fraction",
-        minimum=0.0,
-        maximum=1.0,
-        min_inclusive=False,
-        max_inclusive=False,
-    )
+    train_fraction = check_fraction(train_fraction, "train_fraction")
     gen = check_rng(rng)
     y = check_labels(y)
     x = check_features(X, y.size)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_float, check_generator, check_int
-from ._validation import check_features, check_graph, check_labels
+from ._validation import check_features, check_fraction, check_graph, check_labels
 
 __all__ = ["TrainResult", "train_gcn", "train_mlp"]
 
@@ -62,14 +62,7 @@ def _train(
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
     weight_decay = check_float(weight_decay, "weight_decay", minimum=0.0)
     dropout = check_float(dropout, "dropout", minimum=0.0, maximum=1.0, max_inclusive=False)
-    train_fraction = check_float(
-        train_fraction,
-        "train_fraction",
-        minimum=0.0,
-        maximum=1.0,
-        min_inclusive=False,
-        max_inclusive=False,
-    )
+    train_fraction = check_fraction(train_fraction, "train_fraction")
     n_train = int(round(train_fraction * y.size))
     if n_train < 1 or n_train >= y.size:
         raise ValueError(
@@ -149,19 +142,7 @@ def train_gcn(
     """Train a 2-layer GCN (Kipf & Welling, A_hat = D~^{-1/2}(A + I)D~^{-1/2}) full batch with
     Adam on a random ``train_fraction`` of the nodes; test on the rest. ``generator`` (a
     ``torch.Generator``, default seeded 0) drives the split, the init and dropout."""
-    return _train(
-        True,
-        edge_index,
-        X,
-        y,
-        hidden=hidden,
-        epochs=epochs,
-        lr=lr,
-        weight_decay=weight_decay,
-        dropout=dropout,
-        train_fraction=train_fraction,
-        generator=generator,
-    )
+    return _train(True, **locals())
 
 
 def train_mlp(
@@ -179,16 +160,4 @@ def train_mlp(
 ) -> TrainResult:
     """The same 2-layer network without the graph (a graph-agnostic MLP); ``edge_index`` only
     fixes the node count check, so the two trainers share one signature."""
-    return _train(
-        False,
-        edge_index,
-        X,
-        y,
-        hidden=hidden,
-        epochs=epochs,
-        lr=lr,
-        weight_decay=weight_decay,
-        dropout=dropout,
-        train_fraction=train_fraction,
-        generator=generator,
-    )
+    return _train(False, **locals())
