@@ -50,6 +50,15 @@ def _sync(session: nox.Session, package: str, *groups: str, all_extras: bool = F
     )
 
 
+def _install_unlocked_peers(session: nox.Session, package: str) -> None:
+    """Peers that cannot share the universal lock (e.g. jax-privacy, whose dp-accounting pins
+    attrs < 24 while nox needs attrs >= 24.1), pinned exactly, into this session's venv only."""
+    pins = BY_NAME[package].unlocked_peers
+    if pins:
+        python = str(Path(session.virtualenv.location) / "bin" / "python")
+        session.run_install("uv", "pip", "install", "--python", python, *pins, silent=True)
+
+
 def _env(package: str, session_kind: str) -> dict[str, str]:
     env = dict(BY_NAME[package].env.get(session_kind, {}))
     env.setdefault("PYTHONHASHSEED", "0")
@@ -84,12 +93,20 @@ def _integration_groups(package: str) -> list[str]:
 
 
 @nox.session
-@nox.parametrize("package", [n for n in NAMES if BY_NAME[n].optional or _integration_groups(n)])
+@nox.parametrize(
+    "package",
+    [
+        n
+        for n in NAMES
+        if BY_NAME[n].optional or _integration_groups(n) or BY_NAME[n].unlocked_peers
+    ],
+)
 def tests_extras(session: nox.Session, package: str) -> None:
-    """Fast tests again with every optional extra and every `test-*` dependency group installed:
-    the integrations (e.g. a torch-free package's torch/HF path) whose tests skip in `tests`.
-    The torch-free assertion is deselected here."""
+    """Fast tests again with every optional extra and every `test-*` dependency group installed
+    (and the package's `unlocked-peers`): the integrations (e.g. a torch-free package's torch/HF
+    path) whose tests skip in `tests`. The torch-free assertion is deselected here."""
     _sync(session, package, "test", *_integration_groups(package), all_extras=True)
+    _install_unlocked_peers(session, package)
     args = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"]
     args += ["-k", "not test_torch_free_means_no_torch"]
     with session.chdir(BY_NAME[package].path):

@@ -33,6 +33,9 @@ class Package:
     env: dict[str, dict[str, str]] = field(default_factory=dict)
     test_extras: list[str] = field(default_factory=list)
     workspace_deps: list[str] = field(default_factory=list)
+    #: peers that cannot share the universal lock (exact pins, installed by `tests_extras` and
+    #: `bench` after the locked sync; see docs/design-notes.md)
+    unlocked_peers: list[str] = field(default_factory=list)
 
 
 def load(path: Path, names: set[str] | None = None) -> Package:
@@ -55,7 +58,17 @@ def load(path: Path, names: set[str] | None = None) -> Package:
         env={k: {kk: str(vv) for kk, vv in v.items()} for k, v in cfg.get("env", {}).items()},
         test_extras=list(cfg.get("test-extras", [])),
         workspace_deps=ws,
+        unlocked_peers=_exact_pins(cfg.get("unlocked-peers", []), path),
     )
+
+
+def _exact_pins(reqs: list[str], path: Path) -> list[str]:
+    for r in reqs:
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[0-9][A-Za-z0-9.+!-]*", r):
+            raise ValueError(
+                f"{path}/pyproject.toml: unlocked-peers entry {r!r} is not name==version"
+            )
+    return list(reqs)
 
 
 def discover(root: Path) -> list[Package]:

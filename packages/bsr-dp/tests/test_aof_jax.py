@@ -1,9 +1,9 @@
 """Cross-check of `aof` against jax-privacy's dense optimiser (optional peer, heavy: jax).
 
 jax-privacy is not in any dependency group: its dependency dp-accounting pins attrs < 24, which
-the workspace's dev tools (nox) cannot use, so it cannot enter the shared uv.lock. Run it with
-
-    uv run --with jax-privacy --with pytest pytest tests/test_aof_jax.py
+the workspace's dev tools (nox) cannot use, so it cannot enter the shared uv.lock. It is an
+`unlocked-peers` pin in pyproject.toml instead, which `nox -s "tests_extras(package='bsr-dp')"`
+installs into bsr-dp's own venv (and only there); in `nox -s tests` this module skips.
 """
 
 import numpy as np
