@@ -78,7 +78,9 @@ def test_price_dag_is_preferential():
     # uniform attachment (c -> inf) gives the first 10 nodes sum_t min(10, t)/t ~ 10 (1 + ln 40)
     # ~ 47 of the 399 children; preferential attachment far more
     assert first > 100
-    uniform = [transitive_reduction(price_dag(400, 1, 1e6, 1.0, rng=s)).sum(axis=1) for s in range(5)]
+    uniform = [
+        transitive_reduction(price_dag(400, 1, 1e6, 1.0, rng=s)).sum(axis=1) for s in range(5)
+    ]
     assert np.mean([x[:10].sum() for x in uniform]) < 80
 
 

@@ -73,7 +73,9 @@ def test_hard_nested_intervals_reproduce_a_tree_exactly():
         clock[0] += 1
 
     dfs(0)
-    inter = np.clip(np.minimum(hi[:, None], hi[None, :]) - np.maximum(lo[:, None], lo[None, :]), 0, None)
+    inter = np.clip(
+        np.minimum(hi[:, None], hi[None, :]) - np.maximum(lo[:, None], lo[None, :]), 0, None
+    )
     prob = inter / (hi - lo)[None, :]
     pos, neg = minimal_sidigraph(adj)
     assert np.all(prob[pos[0], pos[1]] == 1) and np.all(prob[neg[0], neg[1]] == 0)

@@ -34,6 +34,8 @@ def check_adj(value: Any, name: str = "adj") -> np.ndarray:
 
 def check_edges(value: Any, name: str, num_nodes: int) -> np.ndarray:
     """An edge list int [2, K] (K may be 0) with entries in [0, num_nodes) -> int64 array."""
+    # NaN/inf are wrong values (ValueError) before they are non-integers (TypeError)
+    check_array(value, name, ndim=2, dtype="numeric", shape=(2, None), allow_empty=True)
     arr = check_array(value, name, ndim=2, dtype="int", shape=(2, None), allow_empty=True)
     if arr.size and (arr.min() < 0 or arr.max() >= num_nodes):
         bad = arr[(arr < 0) | (arr >= num_nodes)].ravel()[0]

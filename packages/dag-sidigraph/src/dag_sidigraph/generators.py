@@ -30,7 +30,9 @@ def balanced_tree(branching, depth) -> np.ndarray:
     d = check_int(depth, "depth", minimum=0)
     n = d + 1 if b == 1 else (b ** (d + 1) - 1) // (b - 1)
     if n > 50_000:
-        raise ValueError(f"depth too large: the tree would have {n} nodes (dense output, max 50000)")
+        raise ValueError(
+            f"depth too large: the tree would have {n} nodes (dense output, max 50000)"
+        )
     parent = np.full(n, -1, dtype=np.int64)
     parent[1:] = (np.arange(1, n) - 1) // b
     return _tree_closure(parent)

@@ -155,7 +155,6 @@ def _closure_general(a: np.ndarray) -> np.ndarray:
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    n = a.shape[0]
     k, comp = connected_components(csr_matrix(a), directed=True, connection="strong")
     c = np.zeros((k, k), dtype=bool)
     rows, cols = np.nonzero(a)

@@ -188,7 +188,9 @@ def train(model, sampler, *, steps=1000, lr=0.01, eval_every=100, optimizer="ada
     over all ordered pairs against ``sampler.adj`` (the full hierarchy) at 0 examples, every
     ``eval_every`` steps and at the end. Returns a :class:`TrainHistory`."""
     if not isinstance(model, nn.Module) or not hasattr(model, "log_prob"):
-        raise TypeError(f"model must be a torch module with log_prob(u, v), got {type(model).__name__}")
+        raise TypeError(
+            f"model must be a torch module with log_prob(u, v), got {type(model).__name__}"
+        )
     if not isinstance(sampler, PairSampler):
         raise TypeError(f"sampler must be a PairSampler, got {type(sampler).__name__}")
     if sampler.num_nodes != model.num_nodes:
