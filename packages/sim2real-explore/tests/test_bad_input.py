@@ -296,3 +296,225 @@ def test_practical_pieces():
     assert_rejects(TypeError, "action", env.step, "up")
     assert_rejects(ValueError, "n_episodes", se.evaluate, env, ex[0], 0, horizon=3)
     assert_rejects(TypeError, "env", se.evaluate, "env", ex[0], 3, horizon=3)
+
+
+# ------------------------------------------------------------ continuous testbed and [torch] extra
+from papershelf_harness.suite import Array, Int, Number, OutOfRange, bad_input_suite  # noqa: E402
+
+try:
+    import torch as _torch
+except ImportError:
+    _torch = None
+
+
+def _stepped(a):
+    env = se.ContinuousPoint2D()
+    env.reset(seed=0)
+    return env.step(a)
+
+
+CONT = se.ContinuousPoint2D(horizon=3)
+CASES = [
+    Number(
+        "ContinuousPoint2D.action_scale",
+        "action_scale",
+        lambda v: se.ContinuousPoint2D(action_scale=v),
+    ),
+    Number("ContinuousPoint2D.shaping", "shaping", lambda v: se.ContinuousPoint2D(shaping=v)),
+    OutOfRange(
+        "ContinuousPoint2D.shaping<0",
+        "shaping",
+        lambda v: se.ContinuousPoint2D(shaping=v),
+        st.floats(max_value=-1e-9, min_value=-1e6),
+    ),
+    Number("ContinuousPoint2D.radius", "radius", lambda v: se.ContinuousPoint2D(radius=v)),
+    Int(
+        "ContinuousPoint2D.horizon", "horizon", lambda v: se.ContinuousPoint2D(horizon=v), minimum=1
+    ),
+    Array(
+        "ContinuousPoint2D.start",
+        "start",
+        lambda v: se.ContinuousPoint2D(start=v),
+        shape=(2,),
+        ndims=(1,),
+    ),
+    Array("ContinuousPoint2D.step.action", "action", _stepped, shape=(2,), ndims=(1,)),
+    OutOfRange(
+        "ContinuousPoint2D.step.action>1",
+        "action",
+        lambda v: _stepped(np.array([v, 0.0])),
+        st.floats(min_value=1.001, max_value=1e6) | st.floats(min_value=-1e6, max_value=-1.001),
+    ),
+    Number(
+        "continuous_action_scale_mismatch.scale_real",
+        "scale_real",
+        lambda v: se.continuous_action_scale_mismatch(scale_real=v),
+    ),
+    Number(
+        "continuous_action_scale_mismatch.sim_shaping",
+        "sim_shaping",
+        lambda v: se.continuous_action_scale_mismatch(sim_shaping=v),
+    ),
+    Int(
+        "rollout_returns.n_episodes",
+        "n_episodes",
+        lambda v: se.rollout_returns(CONT, se.waypoint_explorers(se.Point2D(), n_side=1)[0], v),
+        minimum=1,
+    ),
+]
+if _torch is not None:
+    _G = lambda: _torch.Generator().manual_seed(0)  # noqa: E731
+    TORCH_CASES = [
+        Int("SAC.obs_dim", "obs_dim", lambda v: se.SAC(v, 2), minimum=1),
+        Int("SAC.n_skills", "n_skills", lambda v: se.SAC(2, 2, n_skills=v), minimum=1),
+        Int("SAC.batch_size", "batch_size", lambda v: se.SAC(2, 2, batch_size=v), minimum=1),
+        Number("SAC.lr", "lr", lambda v: se.SAC(2, 2, lr=v)),
+        OutOfRange(
+            "SAC.gamma",
+            "gamma",
+            lambda v: se.SAC(2, 2, gamma=v),
+            st.floats(min_value=1.0, max_value=10) | st.floats(max_value=-1e-9, min_value=-10),
+        ),
+        OutOfRange(
+            "SAC.tau",
+            "tau",
+            lambda v: se.SAC(2, 2, tau=v),
+            st.floats(min_value=1.001, max_value=10),
+        ),
+        Int(
+            "SAC.policy.z", "z", lambda v: se.SAC(2, 2, n_skills=3).policy(v), minimum=0, maximum=2
+        ),
+        Int(
+            "ReplayBuffer.capacity",
+            "capacity",
+            lambda v: se.ReplayBuffer(2, 2, capacity=v),
+            minimum=1,
+        ),
+        Int("DiverseEnsembleSAC.n", "n", lambda v: se.DiverseEnsembleSAC(CONT, n=v), minimum=1),
+        Number("DiverseEnsembleSAC.alpha", "alpha", lambda v: se.DiverseEnsembleSAC(CONT, alpha=v)),
+        OutOfRange(
+            "DiverseEnsembleSAC.alpha<0",
+            "alpha",
+            lambda v: se.DiverseEnsembleSAC(CONT, alpha=v),
+            st.floats(max_value=-1e-9, min_value=-1e6),
+        ),
+        Number(
+            "DiverseEnsembleSAC.task_threshold",
+            "task_threshold",
+            lambda v: se.DiverseEnsembleSAC(CONT, task_threshold=v),
+        ),
+        Int(
+            "DiverseEnsembleSAC.update_every",
+            "update_every",
+            lambda v: se.DiverseEnsembleSAC(CONT, update_every=v),
+            minimum=1,
+        ),
+        Int(
+            "DiverseEnsembleSAC.warmup_steps",
+            "warmup_steps",
+            lambda v: se.DiverseEnsembleSAC(CONT, warmup_steps=v),
+            minimum=0,
+        ),
+        Int(
+            "DiverseEnsembleSAC.fit.n_episodes",
+            "n_episodes",
+            lambda v: se.DiverseEnsembleSAC(CONT, n=2).fit(v),
+            minimum=1,
+        ),
+        Number(
+            "RealWorldLearner.explore_prob",
+            "explore_prob",
+            lambda v: se.RealWorldLearner(CONT, [], explore_prob=v),
+        ),
+        OutOfRange(
+            "RealWorldLearner.explore_prob",
+            "explore_prob",
+            lambda v: se.RealWorldLearner(CONT, [], explore_prob=v),
+            bad_probabilities(),
+        ),
+        Int(
+            "RealWorldLearner.fit.n_episodes",
+            "n_episodes",
+            lambda v: se.RealWorldLearner(CONT, []).fit(v),
+            minimum=1,
+        ),
+        Int(
+            "train_sac.n_episodes",
+            "n_episodes",
+            lambda v: se.train_sac(CONT, n_episodes=v),
+            minimum=1,
+        ),
+        Int(
+            "sac_exploration_transfer.n_episodes",
+            "n_episodes",
+            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=v),
+            minimum=1,
+        ),
+        Int(
+            "sac_exploration_transfer.sim_episodes",
+            "sim_episodes",
+            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, sim_episodes=v),
+            minimum=1,
+        ),
+        Int(
+            "sac_exploration_transfer.n_policies",
+            "n_policies",
+            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, n_policies=v),
+            minimum=1,
+        ),
+        OutOfRange(
+            "sac_exploration_transfer.explore_prob",
+            "explore_prob",
+            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, explore_prob=v),
+            bad_probabilities(),
+        ),
+        OutOfRange(
+            "sac_exploration_transfer.gamma",
+            "gamma",
+            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, gamma=v),
+            st.floats(min_value=1.0, max_value=10),
+        ),
+        Int(
+            "sac_direct_transfer.sim_episodes",
+            "sim_episodes",
+            lambda v: se.sac_direct_transfer(CONT, CONT, n_episodes=2, sim_episodes=v),
+            minimum=1,
+        ),
+        Int(
+            "sac_direct_transfer.update_every",
+            "update_every",
+            lambda v: se.sac_direct_transfer(CONT, CONT, n_episodes=2, update_every=v),
+            minimum=1,
+        ),
+    ]
+    CASES += TORCH_CASES
+
+globals().update(bad_input_suite(CASES))
+
+
+def test_torch_generator_and_envs():
+    pytest = __import__("pytest")
+    if _torch is None:
+        pytest.skip("torch not installed")
+    for call in (
+        lambda g: se.SAC(2, 2, generator=g),
+        lambda g: se.DiverseEnsembleSAC(CONT, generator=g),
+        lambda g: se.RealWorldLearner(CONT, [], generator=g),
+        lambda g: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, generator=g),
+        lambda g: se.sac_direct_transfer(CONT, CONT, n_episodes=2, generator=g),
+    ):
+        for bad in (0, np.random.default_rng(0), "seed"):
+            assert_rejects(TypeError, "generator", call, bad)
+    assert_rejects(TypeError, "env_sim", se.DiverseEnsembleSAC, "env")
+    assert_rejects(ValueError, "env_sim", se.DiverseEnsembleSAC, REAL)  # no continuous dims
+    assert_rejects(TypeError, "real_env", se.sac_exploration_transfer, CONT, object(), n_episodes=2)
+    assert_rejects(TypeError, "sim_env", se.sac_direct_transfer, None, CONT, n_episodes=2)
+    assert_rejects(TypeError, "explorers", se.RealWorldLearner, CONT, se.SAC(2, 2).policy())
+    assert_rejects(TypeError, "explorers[0]", se.RealWorldLearner, CONT, ["left"])
+    assert_rejects(TypeError, "sac_init", se.RealWorldLearner, CONT, [], sac_init="sim")
+    assert_rejects(
+        ValueError, "sac_init", se.RealWorldLearner, CONT, [], sac_init=se.SAC(2, 2, n_skills=2)
+    )
+    assert_rejects(ValueError, "other", se.SAC(2, 2).load_from, se.SAC(2, 2, hidden=8))
+    assert_rejects(TypeError, "policy", se.rollout_returns, CONT, "east", 2)
+    assert_rejects(TypeError, "env", se.rollout_returns, "env", se.SAC(2, 2).policy(), 2)

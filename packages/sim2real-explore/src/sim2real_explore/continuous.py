@@ -114,9 +114,7 @@ class ContinuousPoint2D:
         return f"ContinuousPoint2D(action_scale={self.action_scale}, horizon={self.horizon})"
 
 
-def continuous_action_scale_mismatch(
-    *, scale_sim=1.0, scale_real=0.5, horizon=10, sim_shaping=1.0
-):
+def continuous_action_scale_mismatch(*, scale_sim=1.0, scale_real=0.5, horizon=10, sim_shaping=1.0):
     """``(sim, real)``: two :class:`ContinuousPoint2D` whose dynamics differ only in the action
     scale; the simulator also offers the dense shaping term (``sim_shaping``, 0 for none), the
     real system only the sparse task reward."""

@@ -60,7 +60,11 @@ _LOG_STD_MIN, _LOG_STD_MAX = -5.0, 2.0
 
 def _mlp(n_in, n_out, hidden):
     return nn.Sequential(
-        nn.Linear(n_in, hidden), nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, n_out)
+        nn.Linear(n_in, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, hidden),
+        nn.ReLU(),
+        nn.Linear(hidden, n_out),
     )
 
 
@@ -201,7 +205,7 @@ class SAC:
         *,
         n_skills=1,
         hidden=64,
-        gamma=0.99,
+        gamma=0.9,
         lr=1e-3,
         tau=0.01,
         batch_size=128,
@@ -357,7 +361,9 @@ class SACPolicy:
                 a, _ = self.actor(x, deterministic=True)
             else:
                 g = np.random.default_rng() if rng is None else rng
-                noise = torch.as_tensor(g.standard_normal(self.actor.action_dim), dtype=torch.float32)
+                noise = torch.as_tensor(
+                    g.standard_normal(self.actor.action_dim), dtype=torch.float32
+                )
                 a, _ = self.actor(x, noise)
         return a.numpy().astype(np.float64)
 
@@ -460,7 +466,7 @@ class DiverseEnsembleSAC:
         alpha=0.1,
         task_threshold=0.5,
         hidden=64,
-        gamma=0.99,
+        gamma=0.9,
         lr=1e-3,
         batch_size=128,
         update_every=1,
@@ -504,9 +510,9 @@ class DiverseEnsembleSAC:
     def diversity_reward(self, next_obs, skill) -> torch.Tensor:
         """log softmax_z d(s')[z] (<= 0) per row."""
         with torch.no_grad():
-            return F.log_softmax(self.discriminator(next_obs), dim=-1).gather(
-                -1, skill[:, None]
-            )[:, 0]
+            return F.log_softmax(self.discriminator(next_obs), dim=-1).gather(-1, skill[:, None])[
+                :, 0
+            ]
 
     def solved(self) -> np.ndarray:
         """(n,) bool: the member's mean task return over its last ``window`` episodes reaches
@@ -577,7 +583,7 @@ def train_sac(
     *,
     n_episodes,
     hidden=64,
-    gamma=0.99,
+    gamma=0.9,
     lr=1e-3,
     batch_size=128,
     update_every=1,
@@ -624,7 +630,7 @@ class RealWorldLearner:
         sac_init=None,
         explore_prob=0.5,
         hidden=64,
-        gamma=0.99,
+        gamma=0.9,
         lr=1e-3,
         batch_size=128,
         update_every=1,
@@ -637,9 +643,7 @@ class RealWorldLearner:
             raise TypeError(f"explorers must be a list of policies, got {describe(explorers)}")
         for i, e in enumerate(explorers):
             if not callable(getattr(e, "act", None)):
-                raise TypeError(
-                    f"explorers[{i}] must have act(obs, h, rng), got {describe(e)}"
-                )
+                raise TypeError(f"explorers[{i}] must have act(obs, h, rng), got {describe(e)}")
         self.explorers = list(explorers)
         self.explore_prob = check_probability(explore_prob, "explore_prob")
         self.opts = _opts(hidden, gamma, lr, batch_size, update_every, warmup_steps)
@@ -698,9 +702,7 @@ class RealWorldLearner:
         return self
 
     def __repr__(self) -> str:
-        return (
-            f"RealWorldLearner(explorers={len(self.explorers)}, episodes={self.episodes_used})"
-        )
+        return f"RealWorldLearner(explorers={len(self.explorers)}, episodes={self.episodes_used})"
 
 
 @dataclass(frozen=True)
@@ -739,7 +741,7 @@ def sac_exploration_transfer(
     task_threshold=0.5,
     explore_prob=0.5,
     hidden=64,
-    gamma=0.99,
+    gamma=0.9,
     lr=1e-3,
     batch_size=128,
     update_every=1,
@@ -750,10 +752,15 @@ def sac_exploration_transfer(
     handed to a :class:`RealWorldLearner` (from scratch) for ``n_episodes`` real episodes.
     Returns ``(policy, info)``: the learner's deterministic :class:`SACPolicy` and a
     :class:`SACTransferInfo`."""
-    check_env(sim_env, "sim_env")
-    check_env(real_env, "real_env")
+    _env_dims(sim_env, "sim_env")
+    _env_dims(real_env, "real_env")
     n_ep = check_int(n_episodes, "n_episodes", minimum=1)
     n_sim = check_int(sim_episodes, "sim_episodes", minimum=1)
+    check_int(n_policies, "n_policies", minimum=1)
+    check_float(alpha, "alpha", minimum=0.0)
+    check_float(task_threshold, "task_threshold")
+    check_probability(explore_prob, "explore_prob")
+    _opts(hidden, gamma, lr, batch_size, update_every, 0)
     g = _new_generator(check_generator(generator))
     common = dict(
         hidden=hidden, gamma=gamma, lr=lr, batch_size=batch_size, update_every=update_every
@@ -780,7 +787,7 @@ def sac_direct_transfer(
     n_episodes,
     sim_episodes=300,
     hidden=64,
-    gamma=0.99,
+    gamma=0.9,
     lr=1e-3,
     batch_size=128,
     update_every=1,
@@ -789,10 +796,11 @@ def sac_direct_transfer(
     """The baseline: SAC trained in simulation (pi^{sim,*}) and fine-tuned with SAC on its own
     real episodes (``n_episodes`` of them). Returns ``(policy, info)`` like
     :func:`sac_exploration_transfer`; ``info.learner.agent`` is the fine-tuned agent."""
-    check_env(sim_env, "sim_env")
-    check_env(real_env, "real_env")
+    _env_dims(sim_env, "sim_env")
+    _env_dims(real_env, "real_env")
     n_ep = check_int(n_episodes, "n_episodes", minimum=1)
     n_sim = check_int(sim_episodes, "sim_episodes", minimum=1)
+    _opts(hidden, gamma, lr, batch_size, update_every, 0)
     g = _new_generator(check_generator(generator))
     common = dict(
         hidden=hidden, gamma=gamma, lr=lr, batch_size=batch_size, update_every=update_every
