@@ -352,6 +352,7 @@ def test_report_before_any_run():
         (ThresholdStage("s", 0.5), {"t": 1.0}, "'s'"),
         (ThresholdStage("s", 0.5), {"s": "1.0"}, "number"),
         (ThresholdStage("s", 0.5), {"s": True}, "number"),
+        (ThresholdStage("s", 0.5), {"s": np.True_}, "number"),
         (ThresholdStage("s", 0.5), {"s": None}, "number"),
         (ThresholdStage("s", 0.5), {"s": math.nan}, "finite"),
         (TextStage("q", "v", 0.5, encoder=CharEncoder()), {"q": "a", "v": None}, "'v'"),

@@ -85,6 +85,9 @@ def _number(record: Mapping, key: str, index: int) -> float:
     return value
 
 
+_BOOLS = (bool, np.bool_)
+
+
 def _field(batch: list, key: str) -> list:
     try:
         return [r[key] for r in batch]
@@ -98,7 +101,7 @@ def _numbers(batch: list, key: str) -> np.ndarray:
     """Field ``key`` of every record as float64 (numbers only: no bools, str, None, NaN)."""
     values = _field(batch, key)
     arr = np.array(values) if values else np.zeros(0)
-    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or any(type(v) is bool for v in values):
+    if arr.dtype.kind not in "iuf" or arr.ndim != 1 or any(type(v) in _BOOLS for v in values):
         for i, r in enumerate(batch):  # the slow path only to name the culprit
             _number(r, key, i)
         raise _BadRecord(0, f"field {key!r} must hold numbers")  # pragma: no cover
