@@ -40,20 +40,28 @@ ARCH = {"hidden_size": 64, "intermediate_size": 192, "num_hidden_layers": 2, "nu
 DATA_KEY_V1 = "h2o-cache/header-marker-recall-v1"
 
 
+def _headed_windows(rng: np.random.Generator, batch_size: int, seq_len: int, split: str):
+    """``batch_size`` times: a random header byte h and a random corpus window of ``seq_len``
+    bytes (int64) whose first byte is replaced by h; drawn lazily, so the caller's own draws
+    for a row come between this row's and the next's."""
+    from papershelf_tinylm import corpus
+
+    text = corpus(split)
+    for _ in range(batch_size):
+        h = HEADERS[rng.integers(len(HEADERS))]
+        s = int(rng.integers(0, len(text) - seq_len))
+        row = text[s : s + seq_len].astype(np.int64)
+        row[0] = h
+        yield h, row
+
+
 def marker_batch(
     rng: np.random.Generator, batch_size: int, seq_len: int, *, split: str = "train"
 ) -> np.ndarray:
     """Variant "copy": header byte at position 0; at ~10 % of later positions a marker FOLLOWED by the
     header in the input (so a recent marker/header pair can also be copied). Returns ids."""
-    from papershelf_tinylm import corpus
-
-    text = corpus(split)
     out = np.empty((batch_size, seq_len), dtype=np.int64)
-    for r in range(batch_size):
-        h = HEADERS[rng.integers(len(HEADERS))]
-        s = int(rng.integers(0, len(text) - seq_len))
-        row = text[s : s + seq_len].astype(np.int64)
-        row[0] = h
+    for r, (h, row) in enumerate(_headed_windows(rng, batch_size, seq_len, split)):
         p = 2
         while p < seq_len - 1:
             if rng.random() < MARKER_RATE:
@@ -87,16 +95,9 @@ def marker_batch_v2(
     Returns ``(ids, targets)``, both int64 (batch, seq_len); ``targets[:, t]`` is what position t
     must predict (``ids[:, t + 1]``, or the header after a marker; -100 at the last position).
     """
-    from papershelf_tinylm import corpus
-
-    text = corpus(split)
     ids = np.empty((batch_size, seq_len), dtype=np.int64)
     tgt = np.empty((batch_size, seq_len), dtype=np.int64)
-    for r in range(batch_size):
-        h = HEADERS[rng.integers(len(HEADERS))]
-        s = int(rng.integers(0, len(text) - seq_len))
-        row = text[s : s + seq_len].astype(np.int64)
-        row[0] = h
+    for r, (h, row) in enumerate(_headed_windows(rng, batch_size, seq_len, split)):
         marks = np.flatnonzero(rng.random(seq_len) < MARKER_RATE)
         marks = marks[(marks >= 2) & (marks < seq_len - 1)]
         row[marks] = MARKER
