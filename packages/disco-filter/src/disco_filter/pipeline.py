@@ -271,8 +271,8 @@ class TextStage(_ScoreStage):
     """Writes the cosine of the sentence embeddings of fields ``query`` and ``target``; keeps
     ``>= t``.
 
-    ``encoder`` has ``encode(list[str]) -> (n, d)`` (or is such a callable). Each batch's
-    distinct strings are encoded in one call. The score field is DISCO's name for the pair
+    ``encoder`` has ``encode(list[str]) -> (n, d)`` (or is such a callable); it is called once
+    per batch, on the batch's queries followed by its targets. The score field is DISCO's name for the pair
     (``search_query_youtube`` with ``video_title_youtube`` -> ``similarity_query_video_title``,
     with ``video_description_youtube`` -> ``similarity_query_description``), else
     ``similarity_<query>_<target>``; it is the attribute ``field``.
@@ -305,11 +305,8 @@ class TextStage(_ScoreStage):
                 if not isinstance(value, str):
                     raise _BadRecord(i, f"field {key!r} must be a string, got {describe(value)}")
                 out.append(value)
-        texts = list(dict.fromkeys(qs + ts))
-        emb = _encode(self.encoder, texts)
-        row = {s: k for k, s in enumerate(texts)}
-        a = emb[[row[s] for s in qs]]
-        b = emb[[row[s] for s in ts]]
+        emb = _encode(self.encoder, qs + ts)  # one call per batch: queries, then targets
+        a, b = emb[: len(qs)], emb[len(qs) :]
         return _row_cosine(a, b, self.query, self.target)
 
     def __repr__(self) -> str:
