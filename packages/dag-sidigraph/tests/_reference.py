@@ -71,3 +71,25 @@ def consistent(posets: np.ndarray, pos, neg) -> np.ndarray:
     ok = posets[:, pos[0], pos[1]].all(axis=1)
     ok &= ~posets[:, neg[0], neg[1]].any(axis=1)
     return ok
+
+
+def dfs_intervals(tree_closure: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nested intervals [lo, hi] in [0, 1] of a forest (entry and exit times of a DFS along the
+    reduction): I_v inside I_u iff u is above v, disjoint otherwise."""
+    n = len(tree_closure)
+    depth = tree_closure.sum(axis=0)  # in a forest: u is v's parent iff depths differ by 1
+    t = tree_closure & (depth[None, :] == depth[:, None] + 1)
+    lo, hi = np.zeros(n), np.zeros(n)
+    clock = [0]
+
+    def dfs(u):
+        lo[u] = clock[0]
+        clock[0] += 1
+        for c in np.flatnonzero(t[u]):
+            dfs(c)
+        hi[u] = clock[0]
+        clock[0] += 1
+
+    for root in np.flatnonzero(t.sum(axis=0) == 0):
+        dfs(root)
+    return lo / clock[0], hi / clock[0]

@@ -73,13 +73,13 @@ def test_price_dag():
 
 def test_price_dag_is_preferential():
     # with gamma = 1 and small c, the early nodes collect most children
-    t = [transitive_reduction(price_dag(400, 1, 0.1, 1.0, rng=s)).sum(axis=1) for s in range(5)]
+    t = [transitive_reduction(price_dag(400, 1, 0.1, 1.0, rng=s)).sum(axis=1) for s in range(3)]
     first = np.mean([x[:10].sum() for x in t])
     # uniform attachment (c -> inf) gives the first 10 nodes sum_t min(10, t)/t ~ 10 (1 + ln 40)
     # ~ 47 of the 399 children; preferential attachment far more
     assert first > 100
     uniform = [
-        transitive_reduction(price_dag(400, 1, 1e6, 1.0, rng=s)).sum(axis=1) for s in range(5)
+        transitive_reduction(price_dag(400, 1, 1e6, 1.0, rng=s)).sum(axis=1) for s in range(3)
     ]
     assert np.mean([x[:10].sum() for x in uniform]) < 80
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from _reference import naive_minimal_negatives
+from _reference import dfs_intervals, naive_minimal_negatives
 from dag_sidigraph import (
     PairSampler,
     auf1c,
@@ -59,20 +59,8 @@ def test_hard_nested_intervals_reproduce_a_tree_exactly():
     # the paper's inductive-bias check: nested boxes (here 1-d intervals from a DFS) for E^tr and
     # disjoint ones for E_H* give P(u -> v) = |I_u ∩ I_v| / |I_v| = 1 exactly on the closure
     adj = balanced_tree(3, 4)
-    t = transitive_reduction(adj)
     n = len(adj)
-    lo, hi = np.zeros(n), np.zeros(n)
-    clock = [0]
-
-    def dfs(u):
-        lo[u] = clock[0]
-        clock[0] += 1
-        for c in np.flatnonzero(t[u]):
-            dfs(c)
-        hi[u] = clock[0]
-        clock[0] += 1
-
-    dfs(0)
+    lo, hi = dfs_intervals(adj)
     inter = np.clip(
         np.minimum(hi[:, None], hi[None, :]) - np.maximum(lo[:, None], lo[None, :]), 0, None
     )

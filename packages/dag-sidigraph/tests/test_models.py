@@ -10,13 +10,13 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import dag_sidigraph  # noqa: E402
+from _reference import dfs_intervals  # noqa: E402
 from dag_sidigraph import (  # noqa: E402
     PairSampler,
     auf1c,
     balanced_tree,
     best_f1,
     minimal_sidigraph,
-    transitive_reduction,
 )
 from dag_sidigraph.models import BoxEmbedding, SimVec, TrainHistory, train  # noqa: E402
 
@@ -26,25 +26,6 @@ from papershelf_harness.testing import assert_rejects  # noqa: E402
 def test_lazy_top_level_names():
     assert dag_sidigraph.BoxEmbedding is BoxEmbedding
     assert dag_sidigraph.SimVec is SimVec and dag_sidigraph.train is train
-
-
-def _intervals(adj):
-    t = transitive_reduction(adj)
-    n = len(adj)
-    lo, hi = np.zeros(n), np.zeros(n)
-    clock = [0]
-
-    def dfs(u):
-        lo[u] = clock[0]
-        clock[0] += 1
-        for c in np.flatnonzero(t[u]):
-            dfs(c)
-        hi[u] = clock[0]
-        clock[0] += 1
-
-    for root in np.flatnonzero(t.sum(axis=0) == 0):
-        dfs(root)
-    return lo / clock[0], hi / clock[0]
 
 
 def test_box_probability_is_the_volume_ratio_in_the_hard_limit():
@@ -59,7 +40,7 @@ def test_box_probability_is_the_volume_ratio_in_the_hard_limit():
 
 def test_nested_boxes_reproduce_the_tree():
     adj = balanced_tree(3, 3)
-    lo, hi = _intervals(adj)
+    lo, hi = dfs_intervals(adj)
     m = BoxEmbedding(len(adj), 1, volume_temp=1e-3, intersection_temp=1e-4)
     m.set_boxes(lo[:, None], hi[:, None])
     lp = m.log_prob_matrix().numpy()
