@@ -39,8 +39,19 @@ def _is_sparse(value: Any) -> bool:
     return type(value).__module__.startswith("scipy.sparse") and hasattr(value, "tocoo")
 
 
+def check_int_array(
+    value: Any, name: str, *, ndim: int = 1, allow_empty: bool = False
+) -> np.ndarray:
+    """An integer array (integral floats accepted): NaN/inf are ValueErrors (checked first),
+    non-integral values TypeErrors."""
+    arr = check_array(_to_numpy(value), name, ndim=ndim, dtype="numeric", allow_empty=allow_empty)
+    if arr.dtype.kind == "f" and not np.all(arr == np.round(arr)):
+        raise TypeError(f"{name} must hold integers, got non-integral {describe(arr)}")
+    return arr.astype(np.int64)
+
+
 def check_edge_index(
-    edge_index: Any, num_nodes: Any, name: str = "edge_index"
+    edge_index: Any, num_nodes: Any, name: str = "edge_index", num_name: str = "num_nodes"
 ) -> tuple[np.ndarray, int]:
     """``(edge_index [2, E] int64, num_nodes)`` from an int array [2, E] (numpy, sequence or torch)
     or a square scipy.sparse adjacency (whose nonzeros are the edges; ``num_nodes`` may then be
@@ -51,25 +62,21 @@ def check_edge_index(
             raise ValueError(f"{name} must be a square adjacency matrix, got shape {coo.shape}")
         if num_nodes is None:
             num_nodes = int(coo.shape[0])
-        n = check_int(num_nodes, "num_nodes", minimum=1)
+        n = check_int(num_nodes, num_name, minimum=1)
         if coo.shape[0] != n:
             raise ValueError(
-                f"num_nodes is {n} but the adjacency matrix {name} has shape {coo.shape}"
+                f"{num_name} is {n} but the adjacency matrix {name} has shape {coo.shape}"
             )
         keep = coo.data != 0
         ei = np.stack([coo.row[keep], coo.col[keep]]).astype(np.int64)
         return ei, n
-    n = check_int(num_nodes, "num_nodes", minimum=1)
-    arr = check_array(_to_numpy(edge_index), name, ndim=2, dtype="numeric", allow_empty=True)
-    if arr.shape[0] != 2:
-        raise ValueError(f"{name} must have shape (2, E), got shape {arr.shape}")
-    if arr.dtype.kind == "f":
-        if not np.all(arr == np.round(arr)):
-            raise TypeError(f"{name} must hold integers, got non-integral {describe(arr)}")
-    ei = arr.astype(np.int64)
+    n = check_int(num_nodes, num_name, minimum=1)
+    ei = check_int_array(edge_index, name, ndim=2, allow_empty=True)
+    if ei.shape[0] != 2:
+        raise ValueError(f"{name} must have shape (2, E), got shape {ei.shape}")
     if ei.size and (ei.min() < 0 or ei.max() >= n):
         raise ValueError(
-            f"{name} must hold node indices in [0, num_nodes={n}), got values in "
+            f"{name} must hold node indices in [0, {num_name}={n}), got values in "
             f"[{int(ei.min())}, {int(ei.max())}]"
         )
     return ei, n

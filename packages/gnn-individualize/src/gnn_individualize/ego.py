@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_int, check_option, check_rng
-from ._validation import Graph, check_graph, check_labels, sorted_unique
+from ._checks import check_int, check_option, check_rng
+from ._validation import Graph, check_graph, check_int_array, check_labels, sorted_unique
 from .schemes import MAX_BITS, _tinhofer_batch, binary_code
 from .wl import _compress
 
@@ -146,7 +146,7 @@ def ego_batch(
     if batch is None:
         graph = np.zeros(g.num_nodes, dtype=np.int64)
     else:
-        graph = check_array(batch, "batch", ndim=1, dtype="int")
+        graph = check_int_array(batch, "batch", ndim=1)
         if len(graph) != g.num_nodes:
             raise ValueError(f"batch has {len(graph)} entries but num_nodes is {g.num_nodes}")
         if graph.min() < 0:

@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_int, check_rng
-from ._validation import Graph, check_graph, check_labels
+from ._checks import check_int, check_rng
+from ._validation import Graph, check_graph, check_int_array, check_labels
 from .wl import _compress, _refine
 
 __all__ = [
@@ -45,7 +45,7 @@ def binary_code(ranks: Any, bits: Any) -> np.ndarray:
     >>> binary_code([0, 1, 5, 9], 3).tolist()
     [[0.0, 0.0, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 1.0], [0.0, 0.0, 1.0]]
     """
-    r = check_array(ranks, "ranks", ndim=1, dtype="int")
+    r = check_int_array(ranks, "ranks", ndim=1)
     bits = check_int(bits, "bits", minimum=1, maximum=MAX_BITS)
     if r.min() < 0:
         raise ValueError(f"ranks must be non-negative integers, got minimum {int(r.min())}")

@@ -141,8 +141,8 @@ def wl_equivalent(
     """
     from ._validation import check_edge_index, to_graph
 
-    ea, na = check_edge_index(edge_index_a, num_nodes_a, "edge_index_a")
-    eb, nb = check_edge_index(edge_index_b, num_nodes_b, "edge_index_b")
+    ea, na = check_edge_index(edge_index_a, num_nodes_a, "edge_index_a", "num_nodes_a")
+    eb, nb = check_edge_index(edge_index_b, num_nodes_b, "edge_index_b", "num_nodes_b")
     if (labels_a is None) != (labels_b is None):
         raise ValueError("labels_a and labels_b must both be given or both be None")
     if labels_a is None:
