@@ -16,9 +16,9 @@ Columns: ``time_ratio`` = unroll_ms / reverse_ms and ``memory_ratio`` = unroll_M
 
 from __future__ import annotations
 
+import behavior_distill as bd
 import torch
 
-import behavior_distill as bd
 from papershelf_harness import RATIO_NOTE, Table, bench_cli, peak_memory, ratio, timeit_ms
 
 

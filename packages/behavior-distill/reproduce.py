@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import time
 
+import behavior_distill as bd
 import numpy as np
-import papershelf_mdp as pm
 import torch
 
-import behavior_distill as bd
+import papershelf_mdp as pm
 from papershelf_harness import Claim, reproduce_cli
 
 GAMMA = 0.9

@@ -5,11 +5,11 @@ One case per public argument, by kind (see ``papershelf_harness.suite``); ``call
 rules the kinds do not (non-stochastic P or policies, non-modules, non-callables).
 """
 
+import behavior_distill as bd
 import numpy as np
 import pytest
 import torch
 
-import behavior_distill as bd
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -40,22 +40,27 @@ def _make():
 
 
 def mg(**kw):
-    args = dict(
-        policy=POLICY, states=S, actions=A, objective=bd.DBC(), batch=BATCH, inner_steps=2
-    )
+    args = dict(policy=POLICY, states=S, actions=A, objective=bd.DBC(), batch=BATCH, inner_steps=2)
     args.update(kw)
     return bd.meta_gradient(
-        args.pop("policy"), args.pop("states"), args.pop("actions"), args.pop("objective"),
-        args.pop("batch"), **args,
+        args.pop("policy"),
+        args.pop("states"),
+        args.pop("actions"),
+        args.pop("objective"),
+        args.pop("batch"),
+        **args,
     )
 
 
 def dist(**kw):
-    args = dict(states=S, actions=A, offline_data=DATA, outer_steps=1, inner_steps=1,
-                batch_size=4)
+    args = dict(states=S, actions=A, offline_data=DATA, outer_steps=1, inner_steps=1, batch_size=4)
     args.update(kw)
     return bd.distill(
-        args.pop("states"), args.pop("actions"), _make, bd.DBC(), args.pop("offline_data"),
+        args.pop("states"),
+        args.pop("actions"),
+        _make,
+        bd.DBC(),
+        args.pop("offline_data"),
         **args,
     )
 
@@ -74,73 +79,141 @@ def _floats(lo=None, hi=None):
 
 CASES = [
     # --- tabular
-    suite.Array("TabularMDP.P", "P", lambda v: bd.TabularMDP(v, R, gamma=0.9, init=INIT),
-                (3, 2, 3), ndims=(3, 4)),
-    suite.Array("TabularMDP.R", "R", lambda v: bd.TabularMDP(P, v, gamma=0.9, init=INIT),
-                (3, 2), ndims=(2, 3, 4)),
-    suite.Array("TabularMDP.init", "init", lambda v: bd.TabularMDP(P, R, gamma=0.9, init=v),
-                (3,), ndims=(1,)),
+    suite.Array(
+        "TabularMDP.P",
+        "P",
+        lambda v: bd.TabularMDP(v, R, gamma=0.9, init=INIT),
+        (3, 2, 3),
+        ndims=(3, 4),
+    ),
+    suite.Array(
+        "TabularMDP.R",
+        "R",
+        lambda v: bd.TabularMDP(P, v, gamma=0.9, init=INIT),
+        (3, 2),
+        ndims=(2, 3, 4),
+    ),
+    suite.Array(
+        "TabularMDP.init",
+        "init",
+        lambda v: bd.TabularMDP(P, R, gamma=0.9, init=v),
+        (3,),
+        ndims=(1,),
+    ),
     suite.Number("TabularMDP.gamma", "gamma", lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT)),
-    suite.OutOfRange("TabularMDP.gamma>=1", "gamma",
-                     lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT), _floats(lo=1.0, hi=1e6)),
-    suite.OutOfRange("TabularMDP.gamma<0", "gamma",
-                     lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT), _floats(hi=-1e-9)),
-    suite.Mismatch("TabularMDP.R", "R", lambda: bd.TabularMDP(P, np.ones((3, 3)), gamma=0.9,
-                                                              init=INIT)),
-    suite.Mismatch("TabularMDP.init", "init", lambda: bd.TabularMDP(P, R, gamma=0.9,
-                                                                    init=[0.5, 0.5])),
+    suite.OutOfRange(
+        "TabularMDP.gamma>=1",
+        "gamma",
+        lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT),
+        _floats(lo=1.0, hi=1e6),
+    ),
+    suite.OutOfRange(
+        "TabularMDP.gamma<0",
+        "gamma",
+        lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT),
+        _floats(hi=-1e-9),
+    ),
+    suite.Mismatch(
+        "TabularMDP.R", "R", lambda: bd.TabularMDP(P, np.ones((3, 3)), gamma=0.9, init=INIT)
+    ),
+    suite.Mismatch(
+        "TabularMDP.init", "init", lambda: bd.TabularMDP(P, R, gamma=0.9, init=[0.5, 0.5])
+    ),
     suite.Array("q_values.pi", "pi", lambda v: bd.q_values(MDP, v), (3, 2), ndims=(2,)),
     suite.Array("policy_value.pi", "pi", lambda v: bd.policy_value(MDP, v), (3, 2), ndims=(2,)),
     suite.Array("occupancy.pi", "pi", lambda v: bd.occupancy(MDP, v), (3, 2), ndims=(2,)),
     suite.Array("policy_return.pi", "pi", lambda v: bd.policy_return(MDP, v), (3, 2), ndims=(2,)),
-    suite.Array("performance_gap_identity.pi", "pi",
-                lambda v: bd.performance_gap_identity(MDP, v, PI), (3, 2), ndims=(2,)),
-    suite.Array("performance_gap_identity.pi_star", "pi_star",
-                lambda v: bd.performance_gap_identity(MDP, PI, v), (3, 2), ndims=(2,)),
+    suite.Array(
+        "performance_gap_identity.pi",
+        "pi",
+        lambda v: bd.performance_gap_identity(MDP, v, PI),
+        (3, 2),
+        ndims=(2,),
+    ),
+    suite.Array(
+        "performance_gap_identity.pi_star",
+        "pi_star",
+        lambda v: bd.performance_gap_identity(MDP, PI, v),
+        (3, 2),
+        ndims=(2,),
+    ),
     suite.Array("gap_bounds.pi", "pi", lambda v: bd.gap_bounds(MDP, v, PI), (3, 2), ndims=(2,)),
-    suite.Array("gap_bounds.pi_star", "pi_star", lambda v: bd.gap_bounds(MDP, PI, v), (3, 2),
-                ndims=(2,)),
-    suite.Mismatch("performance_gap_identity.pi", "pi",
-                   lambda: bd.performance_gap_identity(MDP, np.full((3, 3), 1 / 3), PI)),
+    suite.Array(
+        "gap_bounds.pi_star", "pi_star", lambda v: bd.gap_bounds(MDP, PI, v), (3, 2), ndims=(2,)
+    ),
+    suite.Mismatch(
+        "performance_gap_identity.pi",
+        "pi",
+        lambda: bd.performance_gap_identity(MDP, np.full((3, 3), 1 / 3), PI),
+    ),
     suite.Mismatch("q_values.pi", "pi", lambda: bd.q_values(MDP, np.full((2, 2), 0.5))),
-    suite.Number("gap_bounds.r_max", "r_max", lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v),
-                 none_ok=True),
-    suite.OutOfRange("gap_bounds.r_max", "r_max", lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v),
-                     _floats(hi=-1e-9)),
+    suite.Number(
+        "gap_bounds.r_max", "r_max", lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v), none_ok=True
+    ),
+    suite.OutOfRange(
+        "gap_bounds.r_max",
+        "r_max",
+        lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v),
+        _floats(hi=-1e-9),
+    ),
     # --- objectives
     suite.Number("AvPBC.beta", "beta", lambda v: bd.AvPBC(teacher, critic, beta=v)),
-    suite.OutOfRange("AvPBC.beta", "beta", lambda v: bd.AvPBC(teacher, critic, beta=v),
-                     _floats(hi=0.0)),
-    suite.Array("DBC.batch.observations", "batch['observations']",
-                lambda v: bd.DBC()(POLICY, {"observations": v, "actions": np.zeros((6, 2))}),
-                (6, 2), ndims=(2,)),
-    suite.Array("DBC.batch.actions", "batch['actions']",
-                lambda v: bd.DBC()(POLICY, {"observations": np.ones((6, 2)), "actions": v}),
-                (6, 2), ndims=(1, 2)),
-    suite.Array("PBC.batch.observations", "batch['observations']",
-                lambda v: bd.PBC(teacher)(POLICY, {"observations": v}), (6, 2), ndims=(2,)),
-    suite.Mismatch("DBC.batch.actions", "batch['actions']",
-                   lambda: bd.DBC()(POLICY, {"observations": np.ones((6, 2)),
-                                             "actions": np.zeros((5, 2))})),
+    suite.OutOfRange(
+        "AvPBC.beta", "beta", lambda v: bd.AvPBC(teacher, critic, beta=v), _floats(hi=0.0)
+    ),
+    suite.Array(
+        "DBC.batch.observations",
+        "batch['observations']",
+        lambda v: bd.DBC()(POLICY, {"observations": v, "actions": np.zeros((6, 2))}),
+        (6, 2),
+        ndims=(2,),
+    ),
+    suite.Array(
+        "DBC.batch.actions",
+        "batch['actions']",
+        lambda v: bd.DBC()(POLICY, {"observations": np.ones((6, 2)), "actions": v}),
+        (6, 2),
+        ndims=(1, 2),
+    ),
+    suite.Array(
+        "PBC.batch.observations",
+        "batch['observations']",
+        lambda v: bd.PBC(teacher)(POLICY, {"observations": v}),
+        (6, 2),
+        ndims=(2,),
+    ),
+    suite.Mismatch(
+        "DBC.batch.actions",
+        "batch['actions']",
+        lambda: bd.DBC()(POLICY, {"observations": np.ones((6, 2)), "actions": np.zeros((5, 2))}),
+    ),
     # --- meta_gradient
     suite.Array("meta_gradient.states", "states", lambda v: mg(states=v), (4, 2), ndims=(2,)),
-    suite.Array("meta_gradient.actions", "actions", lambda v: mg(actions=v), (4, 2),
-                ndims=(1, 2)),
+    suite.Array("meta_gradient.actions", "actions", lambda v: mg(actions=v), (4, 2), ndims=(1, 2)),
     suite.Mismatch("meta_gradient.actions", "actions", lambda: mg(actions=np.zeros((3, 2)))),
     suite.Mismatch("meta_gradient.actions.width", "actions", lambda: mg(actions=np.zeros((4, 3)))),
     suite.Int("meta_gradient.inner_steps", "inner_steps", lambda v: mg(inner_steps=v), minimum=1),
     suite.Number("meta_gradient.inner_lr", "inner_lr", lambda v: mg(inner_lr=v)),
-    suite.OutOfRange("meta_gradient.inner_lr", "inner_lr", lambda v: mg(inner_lr=v),
-                     _floats(hi=0.0)),
-    suite.Number("meta_gradient.inner_momentum", "inner_momentum",
-                 lambda v: mg(inner_momentum=v)),
-    suite.OutOfRange("meta_gradient.inner_momentum", "inner_momentum",
-                     lambda v: mg(inner_momentum=v), _floats(lo=1.0, hi=1e6)),
-    suite.Option("meta_gradient.method", "method", lambda v: mg(method=v),
-                 valid=frozenset(bd.METHODS)),
-    suite.Array("meta_gradient.batch.observations", "batch['observations']",
-                lambda v: mg(batch={"observations": v, "actions": np.zeros((6, 2))}), (6, 2),
-                ndims=(2,)),
+    suite.OutOfRange(
+        "meta_gradient.inner_lr", "inner_lr", lambda v: mg(inner_lr=v), _floats(hi=0.0)
+    ),
+    suite.Number("meta_gradient.inner_momentum", "inner_momentum", lambda v: mg(inner_momentum=v)),
+    suite.OutOfRange(
+        "meta_gradient.inner_momentum",
+        "inner_momentum",
+        lambda v: mg(inner_momentum=v),
+        _floats(lo=1.0, hi=1e6),
+    ),
+    suite.Option(
+        "meta_gradient.method", "method", lambda v: mg(method=v), valid=frozenset(bd.METHODS)
+    ),
+    suite.Array(
+        "meta_gradient.batch.observations",
+        "batch['observations']",
+        lambda v: mg(batch={"observations": v, "actions": np.zeros((6, 2))}),
+        (6, 2),
+        ndims=(2,),
+    ),
     # --- train_bc
     suite.Array("train_bc.states", "states", lambda v: tbc(states=v), (4, 2), ndims=(2,)),
     suite.Array("train_bc.actions", "actions", lambda v: tbc(actions=v), (4, 2), ndims=(1, 2)),
@@ -149,17 +222,23 @@ CASES = [
     suite.Number("train_bc.lr", "lr", lambda v: tbc(lr=v)),
     suite.OutOfRange("train_bc.lr", "lr", lambda v: tbc(lr=v), _floats(hi=0.0)),
     suite.Number("train_bc.momentum", "momentum", lambda v: tbc(momentum=v)),
-    suite.OutOfRange("train_bc.momentum", "momentum", lambda v: tbc(momentum=v),
-                     _floats(hi=-1e-9)),
+    suite.OutOfRange("train_bc.momentum", "momentum", lambda v: tbc(momentum=v), _floats(hi=-1e-9)),
     # --- distill
     suite.Array("distill.states", "states", lambda v: dist(states=v), (4, 2), ndims=(2,)),
     suite.Array("distill.actions", "actions", lambda v: dist(actions=v), (4, 2), ndims=(1, 2)),
     suite.Mismatch("distill.actions", "actions", lambda: dist(actions=np.zeros((3, 2)))),
-    suite.Array("distill.offline_data.observations", "offline_data['observations']",
-                lambda v: dist(offline_data={"observations": v}), (10, 2), ndims=(2,)),
-    suite.Mismatch("distill.offline_data.actions", "offline_data['actions']",
-                   lambda: dist(offline_data={"observations": np.ones((10, 2)),
-                                              "actions": np.zeros((9, 2))})),
+    suite.Array(
+        "distill.offline_data.observations",
+        "offline_data['observations']",
+        lambda v: dist(offline_data={"observations": v}),
+        (10, 2),
+        ndims=(2,),
+    ),
+    suite.Mismatch(
+        "distill.offline_data.actions",
+        "offline_data['actions']",
+        lambda: dist(offline_data={"observations": np.ones((10, 2)), "actions": np.zeros((9, 2))}),
+    ),
     suite.Int("distill.outer_steps", "outer_steps", lambda v: dist(outer_steps=v), minimum=1),
     suite.Int("distill.batch_size", "batch_size", lambda v: dist(batch_size=v), minimum=1),
     suite.Mismatch("distill.batch_size", "batch_size", lambda: dist(batch_size=11)),
@@ -167,47 +246,95 @@ CASES = [
     suite.Number("distill.outer_lr", "outer_lr", lambda v: dist(outer_lr=v)),
     suite.OutOfRange("distill.outer_lr", "outer_lr", lambda v: dist(outer_lr=v), _floats(hi=0.0)),
     suite.Number("distill.outer_momentum", "outer_momentum", lambda v: dist(outer_momentum=v)),
-    suite.OutOfRange("distill.outer_momentum", "outer_momentum", lambda v: dist(outer_momentum=v),
-                     _floats(lo=1.0, hi=1e6)),
+    suite.OutOfRange(
+        "distill.outer_momentum",
+        "outer_momentum",
+        lambda v: dist(outer_momentum=v),
+        _floats(lo=1.0, hi=1e6),
+    ),
     suite.Number("distill.inner_lr", "inner_lr", lambda v: dist(inner_lr=v)),
     suite.Number("distill.clip_norm", "clip_norm", lambda v: dist(clip_norm=v), none_ok=True),
-    suite.OutOfRange("distill.clip_norm", "clip_norm", lambda v: dist(clip_norm=v),
-                     _floats(hi=0.0)),
-    suite.Int("distill.eval_every", "eval_every",
-              lambda v: dist(eval_every=v, eval_fn=lambda s, a: 0.0), minimum=1, none_ok=True),
-    suite.Option("distill.method", "method", lambda v: dist(method=v),
-                 valid=frozenset(bd.METHODS)),
+    suite.OutOfRange(
+        "distill.clip_norm", "clip_norm", lambda v: dist(clip_norm=v), _floats(hi=0.0)
+    ),
+    suite.Int(
+        "distill.eval_every",
+        "eval_every",
+        lambda v: dist(eval_every=v, eval_fn=lambda s, a: 0.0),
+        minimum=1,
+        none_ok=True,
+    ),
+    suite.Option("distill.method", "method", lambda v: dist(method=v), valid=frozenset(bd.METHODS)),
     # --- grid, teacher, policies
     suite.Int("slippery_grid.size", "size", lambda v: bd.slippery_grid(v), minimum=2),
     suite.Number("slippery_grid.slip", "slip", lambda v: bd.slippery_grid(3, slip=v)),
-    suite.OutOfRange("slippery_grid.slip", "slip", lambda v: bd.slippery_grid(3, slip=v),
-                     _floats(lo=1.0 + 1e-9, hi=1e6)),
+    suite.OutOfRange(
+        "slippery_grid.slip",
+        "slip",
+        lambda v: bd.slippery_grid(3, slip=v),
+        _floats(lo=1.0 + 1e-9, hi=1e6),
+    ),
     suite.Number("slippery_grid.gamma", "gamma", lambda v: bd.slippery_grid(3, gamma=v)),
-    suite.Int("epsilon_greedy_dataset.n_transitions", "n_transitions",
-              lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), v), minimum=1),
-    suite.Int("epsilon_greedy_dataset.episode_length", "episode_length",
-              lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, episode_length=v),
-              minimum=1),
-    suite.Array("epsilon_greedy_dataset.epsilons", "epsilons",
-                lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, epsilons=v), (2,),
-                ndims=(1,)),
-    suite.Rng("epsilon_greedy_dataset.rng", "rng",
-              lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, rng=v)),
-    suite.Array("TabularTeacher.features", "features",
-                lambda v: bd.TabularTeacher(v, PI, np.ones((3, 2))), (3, 2), ndims=(2,)),
-    suite.Array("TabularTeacher.q", "q",
-                lambda v: bd.TabularTeacher(np.ones((3, 2)), PI, v), (3, 2), ndims=(2,)),
-    suite.Array("TabularTeacher.obs", "obs",
-                lambda v: bd.TabularTeacher(np.eye(3, 2), PI, np.ones((3, 2)))(v), (4, 2),
-                ndims=(2,)),
-    suite.Array("policy_table.features", "features",
-                lambda v: bd.policy_table(bd.MLPPolicy(2, 2, hidden=(3,)), v), (4, 2),
-                ndims=(2,)),
+    suite.Int(
+        "epsilon_greedy_dataset.n_transitions",
+        "n_transitions",
+        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), v),
+        minimum=1,
+    ),
+    suite.Int(
+        "epsilon_greedy_dataset.episode_length",
+        "episode_length",
+        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, episode_length=v),
+        minimum=1,
+    ),
+    suite.Array(
+        "epsilon_greedy_dataset.epsilons",
+        "epsilons",
+        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, epsilons=v),
+        (2,),
+        ndims=(1,),
+    ),
+    suite.Rng(
+        "epsilon_greedy_dataset.rng",
+        "rng",
+        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, rng=v),
+    ),
+    suite.Array(
+        "TabularTeacher.features",
+        "features",
+        lambda v: bd.TabularTeacher(v, PI, np.ones((3, 2))),
+        (3, 2),
+        ndims=(2,),
+    ),
+    suite.Array(
+        "TabularTeacher.q",
+        "q",
+        lambda v: bd.TabularTeacher(np.ones((3, 2)), PI, v),
+        (3, 2),
+        ndims=(2,),
+    ),
+    suite.Array(
+        "TabularTeacher.obs",
+        "obs",
+        lambda v: bd.TabularTeacher(np.eye(3, 2), PI, np.ones((3, 2)))(v),
+        (4, 2),
+        ndims=(2,),
+    ),
+    suite.Array(
+        "policy_table.features",
+        "features",
+        lambda v: bd.policy_table(bd.MLPPolicy(2, 2, hidden=(3,)), v),
+        (4, 2),
+        ndims=(2,),
+    ),
     suite.Int("MLPPolicy.obs_dim", "obs_dim", lambda v: bd.MLPPolicy(v, 2), minimum=1),
     suite.Int("MLPPolicy.out_dim", "out_dim", lambda v: bd.MLPPolicy(2, v), minimum=1),
     suite.Flag("MLPPolicy.discrete", "discrete", lambda v: bd.MLPPolicy(2, 2, discrete=v)),
-    suite.Number("MLPPolicy.max_action", "max_action",
-                 lambda v: bd.MLPPolicy(2, 2, discrete=False, max_action=v)),
+    suite.Number(
+        "MLPPolicy.max_action",
+        "max_action",
+        lambda v: bd.MLPPolicy(2, 2, discrete=False, max_action=v),
+    ),
 ]
 
 globals().update(suite.bad_input_suite(CASES))
@@ -236,10 +363,19 @@ def test_non_callables_and_non_modules_are_type_errors():
     assert_rejects(TypeError, "policy", bd.meta_gradient, lambda x: x, S, A, bd.DBC(), BATCH)
     assert_rejects(TypeError, "objective", mg, objective="DBC")
     assert_rejects(TypeError, "policy", bd.train_bc, "policy", S, A)
-    assert_rejects(TypeError, "make_policy", bd.distill, S, A, None, bd.DBC(), DATA,
-                   outer_steps=1)
-    assert_rejects(TypeError, "make_policy", bd.distill, S, A, lambda: "x", bd.DBC(), DATA,
-                   outer_steps=1, batch_size=4)
+    assert_rejects(TypeError, "make_policy", bd.distill, S, A, None, bd.DBC(), DATA, outer_steps=1)
+    assert_rejects(
+        TypeError,
+        "make_policy",
+        bd.distill,
+        S,
+        A,
+        lambda: "x",
+        bd.DBC(),
+        DATA,
+        outer_steps=1,
+        batch_size=4,
+    )
     assert_rejects(TypeError, "objective", bd.distill, S, A, _make, 3, DATA, outer_steps=1)
     assert_rejects(TypeError, "generator", dist, generator=3)
     assert_rejects(TypeError, "eval_fn", dist, eval_fn="x")

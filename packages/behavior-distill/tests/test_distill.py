@@ -1,11 +1,10 @@
 """The outer loop: it lowers the objective, is reproducible, clips, and leaves its inputs alone;
 the grid world, its offline data and the exact teacher."""
 
+import behavior_distill as bd
 import numpy as np
 import pytest
 import torch
-
-import behavior_distill as bd
 
 
 @pytest.fixture(scope="module")
@@ -82,11 +81,21 @@ def test_distill_methods_agree_and_clip(grid):
     out = {}
     for method in bd.METHODS:
         out[method] = bd.distill(
-            S0, A0, _make, bd.AvPBC(teacher, teacher.critic), data, outer_steps=3,
-            inner_steps=4, batch_size=64, method=method, outer_momentum=0.0, clip_norm=1e-3,
+            S0,
+            A0,
+            _make,
+            bd.AvPBC(teacher, teacher.critic),
+            data,
+            outer_steps=3,
+            inner_steps=4,
+            batch_size=64,
+            method=method,
+            outer_momentum=0.0,
+            clip_norm=1e-3,
             generator=torch.Generator().manual_seed(0),
         )
     (Su, Au, hu), (Sr, Ar, hr) = out["unroll"], out["reverse_hvp"]
+    np.testing.assert_allclose(hu.loss, hr.loss, rtol=1e-5)
     torch.testing.assert_close(Su, Sr, rtol=1e-5, atol=1e-7)
     torch.testing.assert_close(Au, Ar, rtol=1e-5, atol=1e-7)
     # each step moves (S, A) by at most lr * clip_norm
@@ -105,8 +114,17 @@ def test_distill_eval_fn_schedule(grid):
         return float(len(calls))
 
     _, _, h = bd.distill(
-        S0, A0, _make, bd.DBC(), data, outer_steps=5, inner_steps=2, batch_size=32,
-        eval_fn=eval_fn, eval_every=2, generator=torch.Generator().manual_seed(0),
+        S0,
+        A0,
+        _make,
+        bd.DBC(),
+        data,
+        outer_steps=5,
+        inner_steps=2,
+        batch_size=32,
+        eval_fn=eval_fn,
+        eval_every=2,
+        generator=torch.Generator().manual_seed(0),
     )
     assert h.eval_steps == (0, 2, 4, 5)
     assert h.eval_values == (1.0, 2.0, 3.0, 4.0)

@@ -3,11 +3,10 @@ against torch.optim.SGD."""
 
 import copy
 
+import behavior_distill as bd
 import numpy as np
 import pytest
 import torch
-
-import behavior_distill as bd
 
 DT = torch.float64
 W = torch.tensor([[1.0, -0.5], [0.3, 0.8]], dtype=DT)
@@ -136,8 +135,14 @@ def test_meta_gradient_of_a_linear_policy_one_step_closed_form():
     want_a = lr * (2 / 5) * S @ dW1
     for method in bd.METHODS:
         loss, _, ga = bd.meta_gradient(
-            lin, S, A, bd.DBC(), {"observations": X, "actions": Y},
-            inner_steps=1, inner_lr=lr, method=method,
+            lin,
+            S,
+            A,
+            bd.DBC(),
+            {"observations": X, "actions": Y},
+            inner_steps=1,
+            inner_lr=lr,
+            method=method,
         )
         assert float(loss) == pytest.approx(float(((X @ W1 - Y) ** 2).sum(1).mean()), rel=1e-12)
         torch.testing.assert_close(ga, want_a, rtol=1e-10, atol=1e-12)
@@ -149,7 +154,9 @@ def test_discrete_policy_with_integer_offline_actions():
     S = torch.randn(6, 2, dtype=DT)
     A = torch.softmax(torch.randn(6, 3, dtype=DT), 1)
     batch = {"observations": torch.randn(20, 2, dtype=DT), "actions": np.arange(20) % 3}
-    out = [bd.meta_gradient(policy, S, A, bd.DBC(), batch, inner_steps=4, method=m) for m in bd.METHODS]
+    out = [
+        bd.meta_gradient(policy, S, A, bd.DBC(), batch, inner_steps=4, method=m) for m in bd.METHODS
+    ]
     for a, b in zip(out[0][1:], out[1][1:]):
         torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12)
     fd = _fd(policy, S, A, bd.DBC(), batch, "actions", [(2, 1)])

@@ -1,10 +1,9 @@
 """The objectives against sums written out in numpy."""
 
+import behavior_distill as bd
 import numpy as np
 import pytest
 import torch
-
-import behavior_distill as bd
 
 RNG = np.random.default_rng(0)
 OBS = RNG.standard_normal((9, 3))

@@ -2,11 +2,11 @@
 
 import inspect
 
+import behavior_distill as bd
 import numpy as np
-import papershelf_mdp as pm
 import pytest
 
-import behavior_distill as bd
+import papershelf_mdp as pm
 
 
 def _random(seed, S=15, A=4, gamma=0.9, sas=False):
@@ -58,7 +58,9 @@ def test_occupancy_is_the_normalised_discounted_series():
     occ = bd.occupancy(mdp, pi)
     assert occ.shape == (15, 4)
     assert occ.sum() == pytest.approx(1.0, abs=1e-12)
-    np.testing.assert_allclose(occ, _reference_occupancy(mdp.P, mdp.init, mdp.gamma, pi), atol=1e-12)
+    np.testing.assert_allclose(
+        occ, _reference_occupancy(mdp.P, mdp.init, mdp.gamma, pi), atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("seed", range(30))

@@ -73,9 +73,7 @@ def _offline(offline_data, dtype, device):
             device=device,
             integer_ok=True,
         )
-        check_same_length(
-            **{"offline_data['observations']": obs, "offline_data['actions']": act}
-        )
+        check_same_length(**{"offline_data['observations']": obs, "offline_data['actions']": act})
         out["actions"] = act
     return out
 

@@ -7,8 +7,9 @@ policy iteration instead of an offline-RL algorithm, and every policy is scored 
 from __future__ import annotations
 
 import numpy as np
-import papershelf_mdp as pm
 import torch
+
+import papershelf_mdp as pm
 
 from ._checks import check_array, check_float, check_int, check_rng
 from ._validation import as_tensor
@@ -64,9 +65,7 @@ def slippery_grid(size=8, *, slip=0.1, gamma=0.9) -> GridMDP:
     R[goal] = 1.0
     init = np.full(S, 1.0 / (S - 1))
     init[goal] = 0.0
-    return GridMDP(
-        P, R, gamma=gamma, init=init, features=xy / (n - 1), goal=goal
-    )
+    return GridMDP(P, R, gamma=gamma, init=init, features=xy / (n - 1), goal=goal)
 
 
 def epsilon_greedy_dataset(
@@ -128,12 +127,14 @@ class TabularTeacher:
     """
 
     def __init__(self, features, policy, q):
-        self.features = check_array(features, "features", ndim=2)
+        self.features = np.array(check_array(features, "features", ndim=2))  # a writable copy
         S = self.features.shape[0]
         self.policy = check_array(policy, "policy", ndim=2)
         self.q = check_array(q, "q", shape=self.policy.shape)
         if self.policy.shape[0] != S:
-            raise ValueError(f"policy must have {S} rows (one per feature row), got {self.policy.shape[0]}")
+            raise ValueError(
+                f"policy must have {S} rows (one per feature row), got {self.policy.shape[0]}"
+            )
         pm.check_stochastic(self.policy, "policy")
 
     @classmethod
@@ -182,7 +183,7 @@ def policy_table(policy, features, *, n_actions=None) -> np.ndarray:
     f = check_array(features, "features", ndim=2)
     dtype = module_dtype(policy) or torch.get_default_dtype()
     with torch.no_grad():
-        p = policy(torch.as_tensor(f, dtype=dtype)).double().cpu().numpy()
+        p = policy(torch.tensor(f, dtype=dtype)).double().cpu().numpy()
     if n_actions is not None and p.shape[1] != check_int(n_actions, "n_actions", minimum=1):
         raise ValueError(f"policy must output {n_actions} probabilities, got {p.shape[1]}")
     if np.any(p < -1e-9) or not np.allclose(p.sum(axis=1), 1.0, atol=1e-5):

@@ -187,7 +187,9 @@ def meta_gradient(
             for _ in range(T):
                 snapshots.append(params)
                 p_req = {n: t.detach().requires_grad_(True) for n, t in params.items()}
-                g = torch.autograd.grad(inner_loss(p_req, S.detach(), A.detach()), list(p_req.values()))
+                g = torch.autograd.grad(
+                    inner_loss(p_req, S.detach(), A.detach()), list(p_req.values())
+                )
                 v = list(g) if v is None else [mu * vi + gi for vi, gi in zip(v, g)]
                 params = {n: (p - lr * vi).detach() for (n, p), vi in zip(params.items(), v)}
             p_T = {n: t.requires_grad_(True) for n, t in params.items()}
@@ -233,7 +235,7 @@ def _batch_tensors(batch, dtype, device):
         else:
             out[key] = value
     if "actions" in out:
-        check_same_length(**{"batch['observations']": out["observations"]}, **{
-            "batch['actions']": out["actions"]
-        })
+        check_same_length(
+            **{"batch['observations']": out["observations"]}, **{"batch['actions']": out["actions"]}
+        )
     return out

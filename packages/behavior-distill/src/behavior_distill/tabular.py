@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 import papershelf_mdp as pm
 from papershelf_mdp import optimal_policy, optimal_q
 
@@ -57,7 +58,9 @@ class TabularMDP(pm.TabularMDP):
         if gamma is None:
             raise TypeError("gamma must be a real number in [0, 1), got None")
         if init is None:
-            raise TypeError("init must be an array of numbers (a distribution over states), got None")
+            raise TypeError(
+                "init must be an array of numbers (a distribution over states), got None"
+            )
         super().__init__(P, R, init, gamma=gamma, reward_kind=reward_kind)
         if self.reward_kind not in ("sa", "sas"):  # pragma: no cover - guarded by gamma
             raise ValueError(f"R must have shape (S, A) or (S, A, S), got {self.R.shape}")
