@@ -1,5 +1,7 @@
 """Bad input gets a TypeError (wrong type) or ValueError (wrong value) naming the argument."""
 
+import importlib.util
+
 import dispo_rl as dr
 import numpy as np
 import pytest
@@ -28,6 +30,9 @@ DATA = {
 FITTED = dr.DiSPO(PHI, gamma=0.9, n_particles=4, rng=0).fit(DATA, steps=3)
 BSF = dr.BehaviorSF(PHI, gamma=0.9).fit(DATA, steps=3)
 W = np.ones(4)
+MAZE = dr.PointMaze2D()
+MAZE.reset(seed=0)
+HAS_TORCH = importlib.util.find_spec("torch") is not None
 BAD_GAMMA = st.sampled_from([1.0, -0.1, 1.5, 7.0])
 
 
@@ -61,7 +66,12 @@ CASES = [
     OutOfRange(
         "DiSPO.guidance.range", "guidance", lambda v: dispo(guidance=v), st.floats(-1e6, -1e-6)
     ),
-    Option("DiSPO.model", "model", lambda v: dispo(model=v), valid=frozenset({"particles"})),
+    Option(
+        "DiSPO.model",
+        "model",
+        lambda v: dispo(model=v),
+        valid=frozenset({"particles", "gmm", "diffusion"}),
+    ),
     Rng("DiSPO.rng", "rng", lambda v: dispo(rng=v)),
     Int("DiSPO.fit.steps", "steps", lambda v: dispo().fit(DATA, steps=v), minimum=1),
     Array(
@@ -222,7 +232,219 @@ CASES = [
         lambda: dr.random_walk_dataset(np.full((2, 2, 2), 0.7), 2, 2),
     ),
     Mismatch("unfitted", "fit", lambda: dispo().act([0], W)),
+    # PointMaze2D and its datasets
+    Number("PointMaze2D.goal_radius", "goal_radius", lambda v: dr.PointMaze2D(goal_radius=v)),
+    OutOfRange(
+        "PointMaze2D.goal_radius.range",
+        "goal_radius",
+        lambda v: dr.PointMaze2D(goal_radius=v),
+        st.sampled_from([0.0, -1.0]),
+    ),
+    Int("PointMaze2D.horizon", "horizon", lambda v: dr.PointMaze2D(horizon=v), minimum=1),
+    OutOfRange(
+        "PointMaze2D.damping.range",
+        "damping",
+        lambda v: dr.PointMaze2D(damping=v),
+        st.sampled_from([-0.1, 1.5]),
+    ),
+    Number("PointMaze2D.accel", "accel", lambda v: dr.PointMaze2D(accel=v)),
+    OutOfRange(
+        "PointMaze2D.max_speed.range",
+        "max_speed",
+        lambda v: dr.PointMaze2D(max_speed=v),
+        st.sampled_from([0.0, -0.2, 1.0, 3.0]),
+    ),
+    Array(
+        "PointMaze2D.goal",
+        "goal",
+        lambda v: dr.PointMaze2D(goal=v),
+        shape=(2,),
+        ndims=(1,),
+        none_ok=True,
+    ),
+    Array("PointMaze2D.step.action", "action", lambda v: MAZE.step(v), shape=(2,), ndims=(1,)),
+    Array(
+        "PointMaze2D.dynamics.observations",
+        "observations",
+        lambda v: MAZE.dynamics(v, np.zeros((1, 2))),
+        shape=(1, 4),
+        ndims=(2,),
+    ),
+    Array(
+        "PointMaze2D.dynamics.actions",
+        "actions",
+        lambda v: MAZE.dynamics(np.array([[1.5, 1.5, 0, 0]]), v),
+        shape=(1, 2),
+        ndims=(2,),
+    ),
+    Array(
+        "PointMaze2D.goal_reward.observations",
+        "observations",
+        lambda v: MAZE.goal_reward(v),
+        shape=(1, 4),
+        ndims=(2,),
+    ),
+    Number(
+        "PointMaze2D.goal_reward.scale",
+        "scale",
+        lambda v: MAZE.goal_reward(np.ones((1, 4)), scale=v),
+    ),
+    Int("PointMaze2D.sample_free.n", "n", lambda v: MAZE.sample_free(v), minimum=1),
+    Rng("PointMaze2D.reset.seed", "seed", lambda v: dr.PointMaze2D().reset(seed=v)),
+    Int(
+        "pointmaze_dataset.n_segments",
+        "n_segments",
+        lambda v: dr.pointmaze_dataset(MAZE, v, 2),
+        minimum=1,
+    ),
+    Int(
+        "pointmaze_dataset.length", "length", lambda v: dr.pointmaze_dataset(MAZE, 2, v), minimum=1
+    ),
+    Number("pointmaze_dataset.noise", "noise", lambda v: dr.pointmaze_dataset(MAZE, 2, 2, noise=v)),
+    Rng("pointmaze_dataset.rng", "rng", lambda v: dr.pointmaze_dataset(MAZE, 2, 2, rng=v)),
+    Mismatch("PointMaze2D.goal_in_wall", "goal", lambda: dr.PointMaze2D(goal=(0.5, 0.5))),
+    Mismatch(
+        "PointMaze2D.start_in_wall",
+        "start",
+        lambda: dr.PointMaze2D().reset(options={"start": (2.5, 2.5)}),
+    ),
+    Mismatch("PointMaze2D.layout_chars", "layout", lambda: dr.PointMaze2D(["#x#"])),
+    Mismatch("PointMaze2D.layout_ragged", "layout", lambda: dr.PointMaze2D(["##", "#.#"])),
+    Mismatch("PointMaze2D.layout_all_walls", "layout", lambda: dr.PointMaze2D(["##"])),
+    Mismatch(
+        "PointMaze2D.dynamics_lengths",
+        "observations",
+        lambda: MAZE.dynamics(np.ones((2, 4)), np.zeros((3, 2))),
+    ),
+    Mismatch("PointMaze2D.step_before_reset", "reset", lambda: dr.PointMaze2D().step([0.0, 0.0])),
+    # OneStepModelMPC: its options are checked before torch is imported
+    Number("OneStepModelMPC.gamma", "gamma", lambda v: dr.OneStepModelMPC(PHI, gamma=v)),
+    OutOfRange(
+        "OneStepModelMPC.gamma.range",
+        "gamma",
+        lambda v: dr.OneStepModelMPC(PHI, gamma=v),
+        BAD_GAMMA,
+    ),
+    Int(
+        "OneStepModelMPC.horizon",
+        "horizon",
+        lambda v: dr.OneStepModelMPC(PHI, horizon=v),
+        minimum=1,
+    ),
+    Int(
+        "OneStepModelMPC.n_samples",
+        "n_samples",
+        lambda v: dr.OneStepModelMPC(PHI, n_samples=v),
+        minimum=1,
+    ),
+    Rng("OneStepModelMPC.rng", "rng", lambda v: dr.OneStepModelMPC(PHI, rng=v)),
 ]
+
+if HAS_TORCH:
+    MAZE_DATA = dr.pointmaze_dataset(MAZE, 4, 5, rng=0)
+    RFF4 = dr.RandomFourierFeatures(4, n=2, rng=0)
+    om = dr.GaussianMixtureOutcomeModel(n_components=2, hidden=(8,))
+    GMM = dr.DiSPO(RFF4, model=om, n_particles=4, rng=0).fit(MAZE_DATA, steps=2)
+    MPC = dr.OneStepModelMPC(RFF4, horizon=2, n_samples=4, hidden=(8,), rng=0)
+    MPC.fit(MAZE_DATA, steps=2)
+    W4 = np.ones(RFF4.dim)
+    CASES += [
+        Int(
+            "GMM.n_components",
+            "n_components",
+            lambda v: dr.GaussianMixtureOutcomeModel(n_components=v),
+            minimum=1,
+        ),
+        Number("GMM.lr", "lr", lambda v: dr.GaussianMixtureOutcomeModel(lr=v)),
+        Int(
+            "GMM.batch_size",
+            "batch_size",
+            lambda v: dr.GaussianMixtureOutcomeModel(batch_size=v),
+            minimum=1,
+        ),
+        OutOfRange(
+            "GMM.ema",
+            "ema",
+            lambda v: dr.GaussianMixtureOutcomeModel(ema=v),
+            st.sampled_from([-0.1, 1.0, 2.0]),
+        ),
+        Number("GMM.min_std", "min_std", lambda v: dr.GaussianMixtureOutcomeModel(min_std=v)),
+        Int(
+            "Diffusion.n_diffusion_steps",
+            "n_diffusion_steps",
+            lambda v: dr.DiffusionOutcomeModel(n_diffusion_steps=v),
+            minimum=2,
+        ),
+        Int(
+            "Diffusion.n_inference_steps",
+            "n_inference_steps",
+            lambda v: dr.DiffusionOutcomeModel(n_inference_steps=v),
+            minimum=1,
+        ),
+        Number("Diffusion.lr", "lr", lambda v: dr.DiffusionOutcomeModel(lr=v)),
+        Array(
+            "GMM.sample_outcomes.observations",
+            "observations",
+            lambda v: GMM.sample_outcomes(v, 2),
+            shape=(2, 4),
+            ndims=(1, 2),
+        ),
+        Array(
+            "GMM.act.w",
+            "w",
+            lambda v: GMM.act(MAZE_DATA["observations"][:1], v),
+            shape=(RFF4.dim,),
+            ndims=(1,),
+        ),
+        Array(
+            "MPC.act.observations",
+            "observations",
+            lambda v: MPC.act(v, W4),
+            shape=(2, 4),
+            ndims=(1, 2),
+        ),
+        Array(
+            "MPC.act.w",
+            "w",
+            lambda v: MPC.act(MAZE_DATA["observations"][:1], v),
+            shape=(RFF4.dim,),
+            ndims=(1,),
+        ),
+        Array(
+            "MPC.predict.actions",
+            "actions",
+            lambda v: MPC.predict(MAZE_DATA["observations"][:2], v),
+            shape=(2, 2),
+            ndims=(1, 2),
+        ),
+        Int(
+            "MPC.fit.steps",
+            "steps",
+            lambda v: dr.OneStepModelMPC(RFF4).fit(MAZE_DATA, steps=v),
+            minimum=1,
+        ),
+        Mismatch(
+            "GMM.obs_columns", "observations", lambda: GMM.sample_outcomes(np.ones((2, 3)), 2)
+        ),
+        Mismatch(
+            "GMM.wrong_len_w", "w", lambda: GMM.act(MAZE_DATA["observations"][:1], np.ones(3))
+        ),
+        Mismatch("MPC.obs_columns", "observations", lambda: MPC.act(np.ones((2, 3)), W4)),
+        Mismatch(
+            "MPC.wrong_len_w", "w", lambda: MPC.act(MAZE_DATA["observations"][:1], np.ones(3))
+        ),
+        Mismatch(
+            "MPC.discrete_actions",
+            "dataset['actions']",
+            lambda: dr.OneStepModelMPC(PHI).fit(DATA, steps=1),
+        ),
+        Mismatch(
+            "MPC.predict_lengths",
+            "actions",
+            lambda: MPC.predict(MAZE_DATA["observations"][:2], np.ones((3, 2))),
+        ),
+        Mismatch("MPC.unfitted", "fit", lambda: dr.OneStepModelMPC(RFF4).act(np.ones((1, 4)), W4)),
+    ]
 globals().update(bad_input_suite(CASES))
 
 
@@ -236,3 +458,15 @@ def test_dataset_must_be_a_dict(dataset):
 def test_features_must_be_a_feature_map(features):
     assert_rejects(TypeError, "features", dr.DiSPO, features)
     assert_rejects(TypeError, "features", dr.BehaviorSF, features)
+
+
+@pytest.mark.skipif(HAS_TORCH, reason="torch is installed")
+def test_torch_parts_without_torch_name_the_extra():
+    for call in (
+        lambda: dr.DiSPO(PHI, model="gmm"),
+        lambda: dr.DiSPO(PHI, model="diffusion"),
+        lambda: dr.OneStepModelMPC(PHI),
+        lambda: dr.GaussianMixtureOutcomeModel,
+    ):
+        with pytest.raises(ImportError, match=r"dispo-rl\[torch\]"):
+            call()

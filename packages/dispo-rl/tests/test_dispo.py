@@ -146,7 +146,7 @@ def test_unfitted_and_unimplemented_models_are_refused():
     with pytest.raises(ValueError, match="not fitted"):
         dr.DiSPO(phi).sample_outcomes([0], 1)
     with pytest.raises(ValueError, match="model"):
-        dr.DiSPO(phi, model="diffusion")
+        dr.DiSPO(phi, model="flow")
 
 
 def test_guided_particles_are_recomputed_for_each_new_w(grid):

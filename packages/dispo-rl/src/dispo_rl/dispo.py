@@ -1,6 +1,8 @@
-"""DiSPO with the nonparametric particle outcome model, and the BehaviorSF baseline."""
+"""DiSPO (particle, GMM and diffusion outcome models) and the BehaviorSF baseline."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -11,7 +13,36 @@ from .features import as_observations
 __all__ = ["DiSPO", "BehaviorSF", "PLANNERS", "MODELS"]
 
 PLANNERS = ("guided", "shooting")
-MODELS = ("particles",)
+MODELS = ("particles", "gmm", "diffusion")
+
+
+def _torch_models(what: str):
+    """The torch module of the neural models, or an ImportError naming the extra."""
+    try:
+        from . import _torch_models
+    except ImportError as err:
+        if err.name != "torch":
+            raise
+        raise ImportError(f"{what} needs PyTorch: pip install 'dispo-rl[torch]'") from err
+    return _torch_models
+
+
+def _check_model(model):
+    if isinstance(model, str):
+        model = check_option(model, "model", MODELS)
+        if model == "particles":
+            return model, None
+        tm = _torch_models(f"DiSPO(model={model!r})")
+        cls = tm.GaussianMixtureOutcomeModel if model == "gmm" else tm.DiffusionOutcomeModel
+        return model, cls()
+    tm = sys.modules.get(f"{__package__}._torch_models")
+    if tm is None or not isinstance(model, tm._NeuralOutcomeModel):
+        raise TypeError(
+            f"model must be one of {list(MODELS)} or a GaussianMixtureOutcomeModel / "
+            f"DiffusionOutcomeModel instance, got {type(model).__name__} {model!r:.60}"
+        )
+    name = "gmm" if isinstance(model, tm.GaussianMixtureOutcomeModel) else "diffusion"
+    return name, model
 
 
 def _check_gamma(gamma) -> float:
@@ -56,6 +87,16 @@ class DiSPO:
     the successor draw tilted to P(psi') proportional to exp(guidance * w^T psi') (``steps``
     backups from the fitted particles, once per w and cached), then does the same. As guidance
     goes to infinity this is value iteration restricted to the data's transitions.
+
+    ``model="gmm"`` / ``"diffusion"`` (or a configured ``GaussianMixtureOutcomeModel`` /
+    ``DiffusionOutcomeModel``; needs ``dispo-rl[torch]``): a conditional generative model of the
+    joint law of (psi, first action) given s (the paper's outcome model and readout policy in
+    one), trained for ``steps`` gradient steps on bootstrapped targets phi(s) + gamma (1 - done)
+    psi', psi' drawn from an EMA copy at s'. It generalises to unseen observations. The planners
+    draw ``n_particles`` samples (psi, a) at each observation, plain (``"shooting"``) or guided
+    towards exp(guidance * w^T psi) (``"guided"``: the exact tilt of the mixture for the GMM, the
+    paper's guidance term added to the score for diffusion), and return the action of the sample
+    with the highest w^T psi.
     """
 
     def __init__(
@@ -63,12 +104,7 @@ class DiSPO:
     ):
         self.features = check_features(features)
         self.gamma = _check_gamma(gamma)
-        if model in ("gmm", "diffusion"):
-            raise ValueError(
-                f"model={model!r} (the torch outcome models) is not implemented in this version; "
-                "use model='particles'"
-            )
-        self.model = check_option(model, "model", MODELS)
+        self.model, self.outcome_model = _check_model(model)
         self.n_particles = check_int(n_particles, "n_particles", minimum=1)
         self.guidance = check_float(guidance, "guidance", minimum=0.0)
         self._rng = check_rng(rng)
@@ -109,13 +145,17 @@ class DiSPO:
         data = check_dataset(dataset)
         steps = check_int(steps, "steps", minimum=1)
         self._data = data
+        if self.outcome_model is not None:
+            phi = np.asarray(self.features(data["observations"]), dtype=float)
+            self._check_phi(phi, len(phi))
+            seed = int(self._rng.integers(2**62))
+            self.outcome_model.fit(data, phi, self.gamma, steps, seed)
+            self._obs_dim = data["observations"].shape[1]
+            self._fitted = True
+            return self
         self._index = StateIndex(data)
         self._phi = np.asarray(self.features(self._index.states), dtype=float)
-        if self._phi.shape != (self._index.n_states, self.features.dim):
-            raise ValueError(
-                f"features must map (B, obs_dim) observations to (B, {self.features.dim}), got "
-                f"shape {self._phi.shape}"
-            )
+        self._check_phi(self._phi, self._index.n_states)
         self._terminals = data["terminals"].astype(float)
         psi0 = np.repeat(self._phi[:, None, :], self.n_particles, axis=1)
         self._steps = steps
@@ -123,6 +163,24 @@ class DiSPO:
         self._fitted = True
         self._guided_key = None
         return self
+
+    def _check_phi(self, phi, n):
+        if phi.shape != (n, self.features.dim):
+            raise ValueError(
+                f"features must map (B, obs_dim) observations to (B, {self.features.dim}), got "
+                f"shape {phi.shape}"
+            )
+        if not np.all(np.isfinite(phi)):
+            raise ValueError("features returned NaN or inf on the dataset's observations")
+
+    def _observations(self, observations):
+        obs = as_observations(observations)
+        if self.outcome_model is not None and obs.shape[1] != self._obs_dim:
+            raise ValueError(
+                f"observations must have {self._obs_dim} columns like the data, got shape "
+                f"{obs.shape}"
+            )
+        return obs
 
     def _check_fitted(self):
         if not self._fitted:
@@ -132,8 +190,10 @@ class DiSPO:
     def sample_outcomes(self, observations, n) -> np.ndarray:
         """n outcome samples psi ~ p(psi | s) per observation: (B, n, d)."""
         self._check_fitted()
-        obs = as_observations(observations)
+        obs = self._observations(observations)
         n = check_int(n, "n", minimum=1)
+        if self.outcome_model is not None:
+            return self.outcome_model.sample(obs, n)[0]
         s = self._index.lookup(obs)
         j = self._rng.integers(0, self.n_particles, size=(len(s), n))
         return self.particles_[s[:, None], j]
@@ -144,9 +204,18 @@ class DiSPO:
 
     def _plan(self, observations, w, planner):
         self._check_fitted()
-        obs = as_observations(observations)
+        obs = self._observations(observations)
         w = _check_w(w, self.features.dim)
         planner = check_option(planner, "planner", PLANNERS)
+        if self.outcome_model is not None:
+            guided = planner == "guided"
+            psi, acts = self.outcome_model.sample(
+                obs, self.n_particles, w=w if guided else None, guidance=self.guidance
+            )
+            vals = psi @ w  # (B, n)
+            k = np.argmax(vals, axis=1)
+            b = np.arange(len(obs))
+            return vals[b, k], acts[b, k]
         if planner == "guided":
             key = w.tobytes()
             if self._guided_key != key:
@@ -158,12 +227,12 @@ class DiSPO:
         s = self._index.lookup(obs, only=self._index.counts > 0)
         vals = psi[s] @ w  # (B, K)
         k = np.argmax(vals, axis=1)
-        return vals[np.arange(len(s)), k], tr[s, k]
+        return vals[np.arange(len(s)), k], self._data["actions"][tr[s, k]]
 
     def act(self, observations, w, *, planner="guided"):
-        """Actions (B,) or (B, act_dim) (dataset actions) for reward weights w."""
-        _, t = self._plan(observations, w, planner)
-        return self._data["actions"][t]
+        """Actions (B,) or (B, act_dim) for reward weights w (particles: dataset actions)."""
+        _, a = self._plan(observations, w, planner)
+        return a
 
     def predicted_values(self, observations, w, *, planner="guided") -> np.ndarray:
         """w^T psi* of the outcome the planner picks at each observation: (B,)."""
