@@ -7,6 +7,7 @@ import behavior_distill as bd
 import numpy as np
 import pytest
 import torch
+from conftest import close
 
 DT = torch.float64
 W = torch.tensor([[1.0, -0.5], [0.3, 0.8]], dtype=DT)
@@ -101,7 +102,7 @@ def test_train_bc_is_the_heavy_ball_update(problem):
     trained = bd.train_bc(copy.deepcopy(policy), S, A, steps=7, lr=0.2, momentum=0.9)
     ref = _heavy_ball_reference(policy, S, A, 7, 0.2, 0.9)
     for p, q in zip(trained.parameters(), ref.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-12, atol=1e-12)
+        close(p, q, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.slow  # torch.optim's first step imports torch._dynamo (up to a minute when loaded)
@@ -115,7 +116,7 @@ def test_train_bc_is_torch_optim_sgd(problem):
         ((ref(S) - A) ** 2).sum(1).mean().backward()
         opt.step()
     for p, q in zip(trained.parameters(), ref.parameters()):
-        torch.testing.assert_close(p, q, rtol=1e-12, atol=1e-12)
+        close(p, q, rtol=1e-12, atol=1e-12)
 
 
 def test_meta_gradient_of_a_linear_policy_one_step_closed_form():
@@ -145,7 +146,7 @@ def test_meta_gradient_of_a_linear_policy_one_step_closed_form():
             method=method,
         )
         assert float(loss) == pytest.approx(float(((X @ W1 - Y) ** 2).sum(1).mean()), rel=1e-12)
-        torch.testing.assert_close(ga, want_a, rtol=1e-10, atol=1e-12)
+        close(ga, want_a, rtol=1e-10, atol=1e-12)
 
 
 def test_discrete_policy_with_integer_offline_actions():
@@ -158,7 +159,7 @@ def test_discrete_policy_with_integer_offline_actions():
         bd.meta_gradient(policy, S, A, bd.DBC(), batch, inner_steps=4, method=m) for m in bd.METHODS
     ]
     for a, b in zip(out[0][1:], out[1][1:]):
-        torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12)
+        close(a, b, rtol=1e-9, atol=1e-12)
     fd = _fd(policy, S, A, bd.DBC(), batch, "actions", [(2, 1)])
     # _fd uses KW's 10 steps; compare with the same settings
     g = bd.meta_gradient(policy, S, A, bd.DBC(), batch, **KW)[2]

@@ -88,3 +88,14 @@ def test_shape_mismatches_name_the_argument():
         )
     with pytest.raises(ValueError, match="batch"):
         bd.DBC()(policy_fn, {"observations": OBS})  # DBC needs the offline actions
+
+
+def test_teacher_and_critic_may_return_arrays():
+    batch = {"observations": OBS}
+    np_teacher = lambda o: np.tanh(o.numpy() @ T)  # noqa: E731
+    np_critic = lambda o, a: 1.0 + (o.numpy() ** 2).sum(1) + a.numpy().sum(1)  # noqa: E731
+    assert float(bd.AvPBC(np_teacher, np_critic)(policy_fn, batch)) == pytest.approx(
+        float(bd.AvPBC(teacher, q_scalar)(policy_fn, batch)), rel=1e-12
+    )
+    with pytest.raises(TypeError, match="critic"):
+        bd.AvPBC(teacher, lambda o, a: None)(policy_fn, batch)

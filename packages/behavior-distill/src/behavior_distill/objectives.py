@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from ._checks import check_callable, check_float, describe
@@ -106,7 +107,8 @@ class PBC:
     """Policy-based BC objective: H = mean_i ||pi(s_i) - pi*(s_i)||^2.
 
     ``teacher(observations) -> (B, k)``: the teacher's action (continuous) or action
-    probabilities (discrete), e.g. an offline-RL actor's mean action.
+    probabilities (discrete), e.g. an offline-RL actor's mean action (a tensor or an array;
+    integer (B,) outputs are action indices, one-hot encoded).
     """
 
     def __init__(self, teacher):
@@ -115,9 +117,9 @@ class PBC:
     def _teacher_targets(self, obs: torch.Tensor, out: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
             t = self.teacher(obs)
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"teacher must return a torch.Tensor, got {describe(t)}")
-        return _targets(t.detach(), "teacher(observations)", out)
+        if isinstance(t, torch.Tensor):
+            t = t.detach()
+        return _targets(t, "teacher(observations)", out)
 
     def __call__(self, policy_fn, batch) -> torch.Tensor:
         obs = _observations(policy_fn, batch)
@@ -148,8 +150,10 @@ class AvPBC(PBC):
         with torch.no_grad():
             q = self.critic(obs, teacher_actions)
         if not isinstance(q, torch.Tensor):
-            raise TypeError(f"critic must return a torch.Tensor, got {describe(q)}")
-        q = q.detach().to(teacher_actions.dtype)
+            if q is None or isinstance(q, str):
+                raise TypeError(f"critic must return a tensor of values, got {describe(q)}")
+            q = torch.as_tensor(np.asarray(q, dtype=np.float64))
+        q = q.detach().to(dtype=teacher_actions.dtype, device=teacher_actions.device)
         B = obs.shape[0]
         if q.shape in ((B,), (B, 1)):
             q = q.reshape(B, 1)
