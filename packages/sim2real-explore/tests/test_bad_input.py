@@ -506,7 +506,7 @@ def test_torch_generator_and_envs():
         for bad in (0, np.random.default_rng(0), "seed"):
             assert_rejects(TypeError, "generator", call, bad)
     assert_rejects(TypeError, "env_sim", se.DiverseEnsembleSAC, "env")
-    assert_rejects(ValueError, "env_sim", se.DiverseEnsembleSAC, REAL)  # no continuous dims
+    assert_rejects(ValueError, "env_sim", se.DiverseEnsembleSAC, se.TabularEnv(REAL))  # no dims
     assert_rejects(TypeError, "real_env", se.sac_exploration_transfer, CONT, object(), n_episodes=2)
     assert_rejects(TypeError, "sim_env", se.sac_direct_transfer, None, CONT, n_episodes=2)
     assert_rejects(TypeError, "explorers", se.RealWorldLearner, CONT, se.SAC(2, 2).policy())

@@ -238,9 +238,9 @@ class SAC:
         for p in self.critic_target.parameters():
             p.requires_grad_(False)
         self.log_temperature = torch.tensor(math.log(t0), requires_grad=True)
-        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=self.lr, fused=True)
-        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=self.lr, fused=True)
-        self.temperature_opt = torch.optim.Adam([self.log_temperature], lr=self.lr, fused=True)
+        self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=self.lr)
+        self.critic_opt = torch.optim.Adam(self.critic.parameters(), lr=self.lr)
+        self.temperature_opt = torch.optim.Adam([self.log_temperature], lr=self.lr)
         self.n_updates = 0
 
     @property
@@ -709,7 +709,9 @@ class RealWorldLearner:
 class SACTransferInfo:
     """What a SAC transfer did: real ``episodes_used`` (= n_episodes), simulated
     ``sim_episodes``, ``n_explorers`` kept, the real ``returns`` (n_episodes,) and which episodes
-    an explorer played (``explored``), and the learner (:class:`RealWorldLearner`)."""
+    an explorer played (``explored``), the learner (:class:`RealWorldLearner`), and
+    ``sim_policy``: the simulator-trained policy before any real data (direct transfer only,
+    else None)."""
 
     episodes_used: int
     sim_episodes: int
@@ -717,10 +719,12 @@ class SACTransferInfo:
     returns: np.ndarray
     explored: np.ndarray
     learner: RealWorldLearner
+    sim_policy: SACPolicy | None = None
 
 
-def _info(learner, sim_episodes, n_explorers):
+def _info(learner, sim_episodes, n_explorers, sim_policy=None):
     return SACTransferInfo(
+        sim_policy=sim_policy,
         episodes_used=learner.episodes_used,
         sim_episodes=sim_episodes,
         n_explorers=n_explorers,
@@ -806,7 +810,8 @@ def sac_direct_transfer(
         hidden=hidden, gamma=gamma, lr=lr, batch_size=batch_size, update_every=update_every
     )
     sim_agent = train_sac(sim_env, n_episodes=n_sim, generator=g, **common)
+    sim_policy = sim_agent.policy()
     learner = RealWorldLearner(
         real_env, [], sac_init=sim_agent, explore_prob=0.0, generator=g, **common
     ).fit(n_ep)
-    return learner.policy, _info(learner, n_sim, 0)
+    return learner.policy, _info(learner, n_sim, 0, sim_policy)
