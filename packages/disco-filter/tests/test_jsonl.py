@@ -97,3 +97,10 @@ def test_path_and_required_checked_at_call(tmp_path):
         read_jsonl(p, required=(1,))
     with pytest.raises(ValueError, match="path"):
         read_jsonl(tmp_path)
+
+
+def test_integer_too_large_for_a_float_is_not_finite(tmp_path):
+    big = json.dumps({**good(), "audio_embedding_spotify": [1] * 511 + [10**400]})
+    p = write(tmp_path / "big.jsonl", [big])
+    with pytest.raises(RecordError, match="finite"):
+        list(read_jsonl(p))

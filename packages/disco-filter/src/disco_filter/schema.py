@@ -89,16 +89,25 @@ def embedding_problem(value: Any, *, dim: int = EMBEDDING_DIM) -> str | None:
         return f"must be a list of {dim} numbers, got {type(value).__name__}"
     if len(value) != dim:
         return f"must be {dim} numbers, got {len(value)}"
-    for k, x in enumerate(value):
-        if type(x) is float:
-            if not math.isfinite(x):
-                return f"must be finite, got {x} at position {k}"
-        elif type(x) is not int:
-            if isinstance(x, bool) or not isinstance(x, int | float):
-                return f"must hold numbers, got {type(x).__name__} {x!r} at position {k}"
-            if not math.isfinite(float(x)):
-                return f"must be finite, got {x} at position {k}"
-    return None
+    types = set(map(type, value))
+    try:
+        if types <= _FAST_TYPES and all(map(math.isfinite, value)):
+            return None  # the common case, checked at C speed
+    except OverflowError:  # an int too large for a float
+        pass
+    for k, x in enumerate(value):  # the slow path only to name the culprit
+        if isinstance(x, bool) or not isinstance(x, int | float):
+            return f"must hold numbers, got {type(x).__name__} {x!r} at position {k}"
+        try:
+            finite = math.isfinite(x)
+        except OverflowError:
+            finite = False
+        if not finite:
+            return f"must be finite, got {x} at position {k}"
+    return None  # pragma: no cover - subclasses of int/float that are all finite
+
+
+_FAST_TYPES = {float, int}
 
 
 def record_problem(record: Any, required: tuple[str, ...]) -> str | None:
