@@ -63,7 +63,13 @@ ARCHITECTURES: dict[str, tuple[str, str, dict[str, Any], str]] = {
         {**_LLAMA_LIKE, "head_dim": 8},
         "num_hidden_layers",
     ),
-    "phi3": ("Phi3Config", "Phi3ForCausalLM", _LLAMA_LIKE, "num_hidden_layers"),
+    # Phi-3's default pad id (32000) is outside a tiny vocabulary
+    "phi3": (
+        "Phi3Config",
+        "Phi3ForCausalLM",
+        {**_LLAMA_LIKE, "pad_token_id": 0},
+        "num_hidden_layers",
+    ),
     "mixtral": (
         "MixtralConfig",
         "MixtralForCausalLM",
