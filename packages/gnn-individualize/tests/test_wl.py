@@ -105,3 +105,20 @@ def test_feature_rows_as_labels():
     ei = np.array([[0, 1, 2], [1, 2, 3]])
     rows = np.array([[0.5, 1.0], [0.5, 1.0], [0.5, 1.0], [0.5, 2.0]])
     assert color_refinement(ei, 4, labels=rows).tolist() == naive_refinement(ei, 4, [0, 0, 0, 1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_long_rows_with_many_colours_match_naive(seed):
+    # many initial colours and hubs: rows too long for the exact 62-bit encoding take the
+    # prefix-multiplying path
+    rng = np.random.default_rng(seed)
+    n = 300
+    hubs = rng.integers(0, n, 8)
+    ei = np.concatenate(
+        [random_graph(rng, n, 0.01), np.stack([np.repeat(hubs, 60), rng.integers(0, n, 480)])], 1
+    )
+    ei = ei[:, ei[0] != ei[1]]
+    labels = rng.integers(0, 200, n)
+    for rounds in (1, 2, None):
+        want = naive_refinement(ei, n, labels.tolist(), rounds)
+        assert color_refinement(ei, n, labels=labels, max_iter=rounds).tolist() == want

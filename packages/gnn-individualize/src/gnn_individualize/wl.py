@@ -22,7 +22,7 @@ __all__ = ["color_refinement", "stable_partition", "wl_equivalent"]
 
 def _compress(*keys: np.ndarray) -> np.ndarray:
     """Dense ranks 0..k-1 of the rows ``(keys[0][i], keys[1][i], ...)``, keys[0] primary."""
-    order = np.lexsort(keys[::-1])
+    order = np.argsort(keys[0]) if len(keys) == 1 else np.lexsort(keys[::-1])
     change = np.zeros(len(order), dtype=bool)
     if len(order):
         change[0] = False
@@ -34,23 +34,74 @@ def _compress(*keys: np.ndarray) -> np.ndarray:
     return ranks
 
 
+def _doubling_ranks(vals: np.ndarray, indptr: np.ndarray, deg: np.ndarray, k: int) -> np.ndarray:
+    """Dense lexicographic ranks of the non-empty rows ``vals[indptr[v]:indptr[v+1]]`` (values in
+    [0, k)), by prefix multiplying: first every window ``vals[p:p+w]`` (cut at its row's end) is
+    ranked through its base-(k+1) number (absent entries 0, so a prefix sorts first); then the
+    rank of a window of width m*w is the rank of the m-tuple of ranks of its width-w pieces (-1
+    past the row's end). A row of length d costs about log_m(d / w) sorts over the entries."""
+    e = len(vals)
+    end = np.repeat(indptr[1:], deg)
+    pos = np.arange(e, dtype=np.int64)
+    width = 1
+    while (k + 1) ** (width + 1) < 2**62:
+        width += 1
+    code = np.zeros(e, dtype=np.int64)
+    for j in range(width):
+        at = pos + j
+        code = code * (k + 1) + np.where(at < end, vals[np.minimum(at, e - 1)] + 1, 0)
+    r = _compress(code)
+    max_deg = int(deg.max())
+    while width < max_deg:
+        m = 3 if (e + 1) ** 3 < 2**62 else 2
+        key = r.copy()
+        for j in range(1, m):
+            at = pos + j * width
+            key = key * (e + 1) + np.where(at < end, r[np.minimum(at, e - 1)] + 1, 0)
+        r = _compress(key)
+        width *= m
+    return r[indptr[:-1][deg > 0]]
+
+
+def _sequence_codes(vals: np.ndarray, indptr: np.ndarray, deg: np.ndarray, k: int) -> np.ndarray:
+    """A code per row that orders rows *of equal length* lexicographically (values in [0, k)):
+    the base-k number of the row where it fits in 62 bits, else its rank among the long rows
+    (codes are only ever compared between rows of the same length)."""
+    n = len(deg)
+    codes = np.zeros(n, dtype=np.int64)
+    fit = 62 if k <= 1 else max(int(62 // np.log2(k)), 1)
+    while k > 1 and k**fit >= 2**62:
+        fit -= 1
+    short = deg <= fit
+    if k > 1:
+        row_deg = np.repeat(deg, deg)
+        j = np.arange(len(vals), dtype=np.int64) - np.repeat(indptr[:-1], deg)
+        expo = np.where(row_deg <= fit, row_deg - 1 - j, 0)
+        powers = np.array([k**i for i in range(fit + 1)], dtype=np.int64)
+        contrib = np.where(row_deg <= fit, vals * powers[expo], 0)
+        nonempty = deg > 0
+        codes[nonempty] = np.add.reduceat(contrib, indptr[:-1][nonempty])
+    long = ~short
+    if long.any():
+        rows = np.flatnonzero(long)
+        sub_deg = deg[rows]
+        sub_ptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(sub_deg, out=sub_ptr[1:])
+        idx = np.repeat(indptr[rows], sub_deg) + (
+            np.arange(int(sub_ptr[-1]), dtype=np.int64) - np.repeat(sub_ptr[:-1], sub_deg)
+        )
+        codes[rows] = _doubling_ranks(vals[idx], sub_ptr, sub_deg, k)
+    return codes
+
+
 def _refine_once(colors: np.ndarray, g: Graph) -> np.ndarray:
-    n = g.num_nodes
     deg = g.degree
     if len(g.nbrs) == 0:
         return _compress(colors)
     k = int(colors.max()) + 1
     # neighbour colours sorted within each row (rows stay grouped: the row is the primary key)
     nc = np.sort(g.row * k + colors[g.nbrs]) - g.row * k
-    sig = np.zeros(n, dtype=np.int64)  # rank of the neighbour-colour sequence among equal degrees
-    for d in np.unique(deg):
-        d = int(d)
-        if d == 0:
-            continue
-        nodes = np.flatnonzero(deg == d)
-        m = nc[g.indptr[nodes][:, None] + np.arange(d)]
-        sig[nodes] = _compress(*[m[:, j] for j in range(d)])
-    return _compress(colors, deg, sig)
+    return _compress(colors, deg, _sequence_codes(nc, g.indptr, deg, k))
 
 
 def _refine(colors: np.ndarray, g: Graph, max_iter: int | None = None) -> np.ndarray:
