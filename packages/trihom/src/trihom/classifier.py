@@ -62,7 +62,7 @@ def classifier_based_homophily(
     classifier on the raw features X and on the aggregated A_hat X (A_hat = D~^{-1}(A + I)),
     compare test accuracies with Welch's t-test (p two-sided); returns p/2 when the aggregated
     features win in at most half of the splits and 1 - p/2 otherwise (small = the graph hurts,
-    large = it helps)."""
+    large = it helps). Identical accuracies in every split give 0.5 (no evidence either way)."""
     classifier = check_option(classifier, "classifier", CLASSIFIERS)
     repeats = check_int(repeats, "repeats", minimum=2)
     train_fraction = check_fraction(train_fraction, "train_fraction")
