@@ -265,6 +265,19 @@ CASES = [
         none_ok=True,
     ),
     suite.Option("distill.method", "method", lambda v: dist(method=v), valid=frozenset(bd.METHODS)),
+    # --- datasets
+    suite.Array(
+        "save_dataset.observations",
+        "data['observations']",
+        lambda v: bd.save_dataset("/dev/null", {"observations": v}),
+        (4, 2),
+        ndims=(2,),
+    ),
+    suite.Mismatch(
+        "save_dataset.actions",
+        "data['actions']",
+        lambda: bd.save_dataset("/dev/null", {"observations": S, "actions": np.zeros(3)}),
+    ),
     # --- grid, teacher, policies
     suite.Int("slippery_grid.size", "size", lambda v: bd.slippery_grid(v), minimum=2),
     suite.Number("slippery_grid.slip", "slip", lambda v: bd.slippery_grid(3, slip=v)),

@@ -140,3 +140,28 @@ def test_policy_ensemble_averages_members():
     close(ens(x), sum(m(x) for m in members) / 3, rtol=1e-6, atol=1e-7)
     table = bd.policy_table(ens, x.numpy())
     np.testing.assert_allclose(table.sum(1), 1.0)
+
+
+def test_custom_objectives_see_the_other_offline_fields(grid):
+    _, data, _ = grid
+    seen = []
+
+    def objective(policy_fn, batch):
+        seen.append(sorted(batch))
+        assert batch["rewards"].shape == (16,)
+        return bd.DBC()(policy_fn, batch)
+
+    S0, A0 = _init(data)
+    bd.distill(S0, A0, _make, objective, data, outer_steps=1, inner_steps=1, batch_size=16)
+    assert {"observations", "actions", "rewards", "terminals"} <= set(seen[0])
+
+
+def test_dataset_npz_round_trip(grid, tmp_path):
+    _, data, _ = grid
+    path = bd.save_dataset(tmp_path / "d.npz", {**data, "rewards": torch.tensor(data["rewards"])})
+    back = bd.load_dataset(path)
+    assert set(back) == set(data)
+    for k in data:
+        np.testing.assert_array_equal(back[k], data[k])
+    with pytest.raises(ValueError, match="rewards"):
+        bd.save_dataset(tmp_path / "e.npz", {**data, "rewards": data["rewards"][:-1]})

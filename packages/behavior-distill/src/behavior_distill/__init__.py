@@ -11,6 +11,7 @@ data and an exact teacher.
 
 from importlib.metadata import version as _version
 
+from .data import D4RL_KEYS, load_dataset, save_dataset
 from .distill import DistillHistory, distill
 from .grid import GridMDP, TabularTeacher, epsilon_greedy_dataset, policy_table, slippery_grid
 from .metagrad import METHODS, meta_gradient, train_bc
@@ -35,6 +36,7 @@ __all__ = [
     "METHODS",
     "PBC",
     "AvPBC",
+    "D4RL_KEYS",
     "DistillHistory",
     "GapBounds",
     "GridMDP",
@@ -47,6 +49,7 @@ __all__ = [
     "distill",
     "epsilon_greedy_dataset",
     "gap_bounds",
+    "load_dataset",
     "meta_gradient",
     "occupancy",
     "optimal_policy",
@@ -56,6 +59,7 @@ __all__ = [
     "policy_table",
     "policy_value",
     "q_values",
+    "save_dataset",
     "slippery_grid",
     "train_bc",
 ]

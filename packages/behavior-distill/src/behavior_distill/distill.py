@@ -75,6 +75,12 @@ def _offline(offline_data, dtype, device):
         )
         check_same_length(**{"offline_data['observations']": obs, "offline_data['actions']": act})
         out["actions"] = act
+    n = obs.shape[0]
+    for key, value in offline_data.items():  # other per-row fields (rewards, ...) ride along
+        if key in out or not isinstance(value, np.ndarray | torch.Tensor):
+            continue
+        if value.ndim >= 1 and value.shape[0] == n and value.dtype != object:
+            out[key] = torch.as_tensor(value).to(device)
     return out
 
 
