@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from ._checks import check_array, check_float, check_int, check_rng, describe
+from .point2d import _init_point_mass, _reset_point_mass
 
 __all__ = ["ContinuousPoint2D", "continuous_action_scale_mismatch", "rollout_returns"]
 
@@ -49,34 +50,25 @@ class ContinuousPoint2D:
         radius=0.12,
         shaping=0.0,
     ):
-        self.action_scale = check_float(
-            action_scale, "action_scale", minimum=0.0, min_inclusive=False
+        _init_point_mass(
+            self,
+            action_scale,
+            horizon,
+            step_size,
+            noise,
+            start,
+            start_jitter,
+            targets,
+            rewards,
+            radius,
         )
-        self.horizon = check_int(horizon, "horizon", minimum=1)
-        self.step_size = check_float(step_size, "step_size", minimum=0.0, min_inclusive=False)
-        self.noise = check_float(noise, "noise", minimum=0.0)
-        self.start = check_array(start, "start", shape=(2,))
-        self.start_jitter = check_float(start_jitter, "start_jitter", minimum=0.0)
-        self.targets = check_array(targets, "targets", shape=(None, 2))
-        self.rewards = check_array(rewards, "rewards", shape=(self.targets.shape[0],))
-        self.radius = check_float(radius, "radius", minimum=0.0, min_inclusive=False)
         self.shaping = check_float(shaping, "shaping", minimum=0.0)
         self.action_low = -np.ones(2)
         self.action_high = np.ones(2)
-        self._rng = np.random.default_rng()
-        self._pos = None
-        self._h = 0
         self._targets = self.targets.tolist()
         self._rewards = self.rewards.tolist()
 
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self._rng = check_rng(seed, "seed")
-        j = self.start_jitter
-        pos = np.clip(self.start + self._rng.uniform(-j, j, size=2), 0.0, 1.0)
-        self._pos = tuple(pos.tolist())
-        self._h = 0
-        return pos, {"h": 0}
+    reset = _reset_point_mass
 
     def step(self, action):
         if self._pos is None:

@@ -23,6 +23,35 @@ __all__ = [
 MOVES = np.array([(1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1)], float)
 
 
+def _init_point_mass(
+    self, action_scale, horizon, step_size, noise, start, start_jitter, targets, rewards, radius
+):
+    """The validated parameters shared by :class:`Point2D` and ``ContinuousPoint2D``."""
+    self.action_scale = check_float(action_scale, "action_scale", minimum=0.0, min_inclusive=False)
+    self.horizon = check_int(horizon, "horizon", minimum=1)
+    self.step_size = check_float(step_size, "step_size", minimum=0.0, min_inclusive=False)
+    self.noise = check_float(noise, "noise", minimum=0.0)
+    self.start = check_array(start, "start", shape=(2,))
+    self.start_jitter = check_float(start_jitter, "start_jitter", minimum=0.0)
+    self.targets = check_array(targets, "targets", shape=(None, 2))
+    self.rewards = check_array(rewards, "rewards", shape=(self.targets.shape[0],))
+    self.radius = check_float(radius, "radius", minimum=0.0, min_inclusive=False)
+    self._rng = np.random.default_rng()
+    self._pos = None
+    self._h = 0
+
+
+def _reset_point_mass(self, *, seed=None, options=None):
+    """gymnasium ``reset``: a start drawn uniformly in ``start +- start_jitter``."""
+    if seed is not None:
+        self._rng = check_rng(seed, "seed")
+    j = self.start_jitter
+    pos = np.clip(self.start + self._rng.uniform(-j, j, size=2), 0.0, 1.0)
+    self._pos = tuple(pos.tolist())
+    self._h = 0
+    return pos, {"h": 0}
+
+
 class Point2D:
     """A point in the unit square with 8 discrete moves and the gymnasium API.
 
@@ -50,20 +79,18 @@ class Point2D:
         rewards=(1.0, 0.5),
         radius=0.08,
     ):
-        self.action_scale = check_float(
-            action_scale, "action_scale", minimum=0.0, min_inclusive=False
+        _init_point_mass(
+            self,
+            action_scale,
+            horizon,
+            step_size,
+            noise,
+            start,
+            start_jitter,
+            targets,
+            rewards,
+            radius,
         )
-        self.horizon = check_int(horizon, "horizon", minimum=1)
-        self.step_size = check_float(step_size, "step_size", minimum=0.0, min_inclusive=False)
-        self.noise = check_float(noise, "noise", minimum=0.0)
-        self.start = check_array(start, "start", shape=(2,))
-        self.start_jitter = check_float(start_jitter, "start_jitter", minimum=0.0)
-        self.targets = check_array(targets, "targets", shape=(None, 2))
-        self.rewards = check_array(rewards, "rewards", shape=(self.targets.shape[0],))
-        self.radius = check_float(radius, "radius", minimum=0.0, min_inclusive=False)
-        self._rng = np.random.default_rng()
-        self._pos = None
-        self._h = 0
         d = self.step_size * self.action_scale
         self._moves = [(d * mx, d * my) for mx, my in MOVES.tolist()]
         self._targets = self.targets.tolist()
@@ -81,14 +108,7 @@ class Point2D:
         return np.where(inside.any(axis=-1), inside.argmax(axis=-1), -1)
 
     # gymnasium API
-    def reset(self, *, seed=None, options=None):
-        if seed is not None:
-            self._rng = check_rng(seed, "seed")
-        j = self.start_jitter
-        pos = np.clip(self.start + self._rng.uniform(-j, j, size=2), 0.0, 1.0)
-        self._pos = tuple(pos.tolist())
-        self._h = 0
-        return pos, {"h": 0}
+    reset = _reset_point_mass
 
     def step(self, action):
         if self._pos is None:

@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from . import TORCH_NAMES
 from ._checks import (
     check_array,
     check_bool,
@@ -43,17 +44,7 @@ from ._checks import (
 )
 from ._validation import check_env
 
-__all__ = [
-    "SAC",
-    "DiverseEnsembleSAC",
-    "RealWorldLearner",
-    "ReplayBuffer",
-    "SACPolicy",
-    "SACTransferInfo",
-    "sac_direct_transfer",
-    "sac_exploration_transfer",
-    "train_sac",
-]
+__all__ = list(TORCH_NAMES)
 
 _LOG_STD_MIN, _LOG_STD_MAX = -5.0, 2.0
 
