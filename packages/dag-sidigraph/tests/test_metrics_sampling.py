@@ -141,4 +141,6 @@ def test_sampler_is_reproducible_and_handles_empty_sets():
     assert y.size == 10 and not y.any()
     with pytest.raises(ValueError, match="adj"):
         PairSampler(np.zeros((1, 1), dtype=bool))
+    with pytest.raises(ValueError, match="k"):
+        PairSampler(anti, k=0)
     assert "PairSampler(n=15" in repr(PairSampler(adj))

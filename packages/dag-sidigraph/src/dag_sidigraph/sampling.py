@@ -50,6 +50,10 @@ class PairSampler:
             self.num_negatives = n * (n - 1) - int(a.sum())
         if self.pos.shape[1] == 0 and self.num_negatives == 0:
             raise ValueError("adj must have at least one edge or one non-edge (n >= 2)")
+        if self.pos.shape[1] == 0 and self.k == 0:
+            raise ValueError(
+                "k must be >= 1 when adj has no positive pair (batches would be empty)"
+            )
 
     @property
     def num_positives(self) -> int:
