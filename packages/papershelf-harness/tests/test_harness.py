@@ -188,6 +188,31 @@ def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
     assert json.loads((tmp_path / "bench.json").read_text())["package"] == "demo-pkg"
 
 
+def test_a_script_without_a_main_guard_runs_as_a_program(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
+    )
+    (tmp_path / "reproduce.py").write_text(
+        "from papershelf_harness import Claim, reproduce_cli\n"
+        "def claims(args):\n"
+        "    yield Claim('c', '1', '1', True)\n"
+        "main = reproduce_cli(claims)\n"
+        "raise AssertionError('reproduce_cli returned when run as a program')\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "reproduce.py", "--quick"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads((tmp_path / "reproduce.json").read_text())["claims"][0]["claim"] == "c"
+    from papershelf_harness.testing import load_script
+
+    with pytest.raises(AssertionError, match="returned when run as a program"):
+        load_script(tmp_path / "reproduce.py")  # imported: main is only defined
+
+
 def test_reproduce_cli_chains_a_list_of_claims_functions(tmp_path):
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'

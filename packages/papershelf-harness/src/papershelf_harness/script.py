@@ -2,12 +2,12 @@
 
 The package name and the paper (title and venue) are read from the ``pyproject.toml`` beside the
 script (``[project] name``, ``[tool.papershelf] paper`` and ``venue``), so a script holds only its
-method-specific code::
+method-specific code and ends with one line::
 
     main = reproduce_cli(claims)
 
-    if __name__ == "__main__":
-        raise SystemExit(main())
+Run as a program (``python reproduce.py --quick``), that line runs ``main`` and exits with its
+status; imported (the smoke test's ``load_script``), it only defines ``main``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,15 @@ def _script(fn: Callable) -> tuple[Path, str | None]:
     if path is None:
         raise ValueError(f"cannot tell which script defines {fn!r}: pass package= and paper=")
     return Path(path).resolve().parent, getattr(module, "__doc__", None)
+
+
+def _run_if_main(fn: Callable, main: Callable) -> Callable:
+    """Run ``main`` and exit when the script that defines ``fn`` is being run as a program
+    (``python reproduce.py ...``), as ``unittest.main()`` does; imported (tests, ``load_script``),
+    hand ``main`` back. So ``main = reproduce_cli(claims)`` is a script's last line, no guard."""
+    if getattr(fn, "__module__", None) == "__main__":
+        raise SystemExit(main())
+    return main
 
 
 def script_metadata(directory: str | Path) -> tuple[str, str]:
@@ -81,7 +90,7 @@ def reproduce_cli(
     def main(argv: Sequence[str] | None = None) -> int:
         return reproduce_main(package, paper, claims_fn, argv, **options)
 
-    return main
+    return _run_if_main(claims_fn, main)
 
 
 def bench_cli(
@@ -98,4 +107,4 @@ def bench_cli(
     def main(argv: Sequence[str] | None = None) -> int:
         return bench_main(package, run_fn, argv, **options)
 
-    return main
+    return _run_if_main(run_fn, main)
