@@ -8,7 +8,7 @@ https://arxiv.org/abs/2305.18498.
 from importlib.metadata import version as _version
 
 from ._compiler import Attempt, CompileError, Compiler, extract_code
-from ._llm import HFLLM, LLM, ScriptedLLM
+from ._llm import HFLLM, LLM, LibraryLLM, ScriptedLLM
 from ._runner import ExecutionError, Trace, check, run, trace
 from ._syntax import PRELUDE, ANPLError, Function, IOExample, Program, parse, values_equal
 
@@ -23,6 +23,7 @@ __all__ = [
     "HFLLM",
     "IOExample",
     "LLM",
+    "LibraryLLM",
     "PRELUDE",
     "Program",
     "ScriptedLLM",

@@ -136,11 +136,12 @@ def fill_hole(program: Program, hole: str, code: str) -> tuple[Program | None, s
     else:
         called = {d for f in funcs.values() for d in f.deps}
         entries = [n for n in implemented if n not in called]
-        if len(entries) != 1:
-            return None, f"reply has {len(entries)} entry functions, cannot tell which fills", None
-        target = entries[0]
-        if target in program.functions:
-            return None, f"reply's function name {target!r} is already used", None
+        fresh = [n for n in entries if n not in program.functions]  # others merge as helpers
+        if not fresh and entries:
+            return None, f"reply's function name {entries[0]!r} is already used", None
+        if len(fresh) != 1:
+            return None, f"reply has {len(fresh)} new entry functions, cannot tell which", None
+        target = fresh[0]
     new = program
     if target != hole:
         new = rename_function(new, hole, target)

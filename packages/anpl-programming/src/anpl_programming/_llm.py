@@ -10,12 +10,13 @@ papershelf-tinylm's (extra ``hf``; torch is imported only when it is used).
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ._checks import check_float, check_int
 
-__all__ = ["LLM", "HFLLM", "ScriptedLLM", "check_llm", "check_reply"]
+__all__ = ["LLM", "HFLLM", "LibraryLLM", "ScriptedLLM", "check_llm", "check_reply"]
 
 
 @runtime_checkable
@@ -117,6 +118,66 @@ class ScriptedLLM:
             out.append(self.replies[self._next])  # type: ignore[arg-type]
             self._next += 1
         return out
+
+
+_ASK = re.compile(r"^# ?(.*)\ndef ([A-Za-z_][A-Za-z0-9_]*)\s*\Z", flags=re.S | re.M)
+
+
+class LibraryLLM:
+    """A test LLM that implements a hole only when its description is a known primitive.
+
+    ``mapping`` maps a description (compared after stripping and lower-casing) to the Python
+    source of one function, or to a list of candidate sources. It reads the ``# <description>``
+    / ``def <name>`` request at the end of the last message. A defined hole gets the function
+    under its own name; an inline ``_holeK`` under the source's name. Temperature 0 answers with
+    the first candidate; a call with ``temperature > 0`` returns the candidates in order
+    (cycled to ``n``). An unknown description gets an apology without code. It models "an LLM
+    that solves simple holes only" (brief of the package); ``.calls`` records every call.
+
+    >>> llm = LibraryLLM({"double x": "def double(x):\n    return 2 * x"})
+    >>> llm.complete([{"role": "user", "content": "# double x\ndef _hole0"}])[0].splitlines()[1]
+    'def double(x):'
+    """
+
+    def __init__(self, mapping: dict[str, str | Sequence[str]]):
+        if not isinstance(mapping, dict):
+            raise TypeError(f"mapping must be a dict of description -> source, got {type(mapping).__name__}")
+        lib: dict[str, list[str]] = {}
+        for key, value in mapping.items():
+            if not isinstance(key, str):
+                raise TypeError(f"mapping keys must be str descriptions, got {type(key).__name__}")
+            values = [value] if isinstance(value, str) else list(value)
+            if not values or not all(isinstance(v, str) for v in values):
+                raise TypeError(f"mapping[{key!r}] must be a source str or a non-empty list of str")
+            lib[key.strip().lower()] = values
+        self.mapping = lib
+        self.calls: list[dict[str, Any]] = []
+
+    def complete(
+        self, messages: list[dict[str, str]], *, n: int = 1, temperature: float = 0.0
+    ) -> list[str]:
+        messages = check_messages(messages)
+        n = check_int(n, "n", minimum=1)
+        temperature = check_float(temperature, "temperature", minimum=0.0)
+        self.calls.append(
+            {"messages": copy.deepcopy(messages), "n": n, "temperature": temperature}
+        )
+        m = _ASK.search(messages[-1]["content"])
+        if m is None:
+            return ["I do not know what to implement."] * n
+        desc, name = m.group(1).strip().lower(), m.group(2)
+        if desc not in self.mapping:
+            return ["Sorry, I cannot implement that."] * n
+        sources = self.mapping[desc]
+        picked = [sources[0]] * n if temperature == 0 else [sources[i % len(sources)] for i in range(n)]
+        return [f"```python\n{_named(src, name)}\n```" for src in picked]
+
+
+def _named(source: str, name: str) -> str:
+    """Rename the source's first function to ``name`` unless ``name`` is an inline hole."""
+    if re.fullmatch(r"_hole\d+", name):
+        return source
+    return re.sub(r"^def\s+[A-Za-z_][A-Za-z0-9_]*", f"def {name}", source, count=1, flags=re.M)
 
 
 def format_chat(messages: list[dict[str, str]]) -> str:
