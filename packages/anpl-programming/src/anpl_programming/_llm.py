@@ -146,10 +146,14 @@ class LibraryLLM:
         for key, value in mapping.items():
             if not isinstance(key, str):
                 raise TypeError(f"mapping keys must be str descriptions, got {type(key).__name__}")
-            values = [value] if isinstance(value, str) else list(value)
-            if not values or not all(isinstance(v, str) for v in values):
+            values = [value] if isinstance(value, str) else value
+            if (
+                not isinstance(values, Sequence)
+                or not values
+                or not all(isinstance(v, str) for v in values)
+            ):
                 raise TypeError(f"mapping[{key!r}] must be a source str or a non-empty list of str")
-            lib[key.strip().lower()] = values
+            lib[key.strip().lower()] = list(values)
         self.mapping = lib
         self.calls: list[dict[str, Any]] = []
 
