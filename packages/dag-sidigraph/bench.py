@@ -76,7 +76,7 @@ def _rows(table: Table, name: str, closed: np.ndarray, repeat: int) -> None:
 
 
 def run(args) -> Table:
-    repeat = 2 if args.quick else 3
+    repeat = 2 if args.quick else 5
     table = Table(
         [
             "graph",
@@ -96,7 +96,7 @@ def run(args) -> Table:
         " transitive_closure_dag / transitive_reduction alone, on a prebuilt DiGraph;"
         " nx_dense: the same from the dense matrix to a dense matrix (from_numpy_array +"
         " algorithm + to_numpy_array), the like-for-like comparison. minimal_sidigraph has no"
-        " networkx counterpart. Best of 3 runs on a shared machine."
+        " networkx counterpart. Best of 5 runs on a shared machine."
     )
     return table
 
