@@ -16,7 +16,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
 from anpl_programming import (
     CompileError,
     Compiler,
@@ -28,6 +27,7 @@ from anpl_programming import (
     run,
     trace,
 )
+
 from papershelf_harness import Claim, reproduce_cli
 
 # primitive holes the library LLM can implement (description -> source)
@@ -46,7 +46,9 @@ LIBRARY = {
     ),
 }
 # the same library with a plausible but wrong first answer for the recolouring primitive
-WRONG_RECOLOUR = "def replace_colour(g, a, b):\n    g = np.array(g)\n    g[g == b] = a\n    return g"
+WRONG_RECOLOUR = (
+    "def replace_colour(g, a, b):\n    g = np.array(g)\n    g[g == b] = a\n    return g"
+)
 WRONG_NONZERO = "def replace_colour(g, a, b):\n    g = np.array(g)\n    g[g != 0] = b\n    return g"
 
 # (ARC id, decomposed ANPL program, independent reference used for the synthetic tasks)

@@ -4,10 +4,10 @@ One case per public numeric/flag argument (the suite writes the hypothesis tests
 for the structural arguments (programs, IO lists, LLMs) that the case kinds do not cover.
 """
 
+import anpl_programming as ap
 import pytest
 from hypothesis import strategies as st
 
-import anpl_programming as ap
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -60,7 +60,9 @@ def test_parse_source_must_be_text(value):
 
 def test_invalid_program_text_is_a_value_error_naming_source():
     assert_rejects(ValueError, "source", ap.parse, "def main(:\n")
-    assert_rejects(ValueError, "source", ap.parse, "def a():\n    return 1\ndef b():\n    return 2\n")
+    assert_rejects(
+        ValueError, "source", ap.parse, "def a():\n    return 1\ndef b():\n    return 2\n"
+    )
 
 
 @pytest.mark.parametrize("fn", [ap.run, ap.check])

@@ -4,7 +4,6 @@ import ast
 
 import numpy as np
 import pytest
-
 from anpl_programming import CompileError, Compiler, IOExample, ScriptedLLM, parse, run
 
 
@@ -19,7 +18,9 @@ class KeywordOnlyLLM(ScriptedLLM):
         return super().complete(messages, n=n, temperature=temperature)
 
 
-TWO_HOLES = parse("def main(x):\n    y = `double it`(x)\n    return `add one`(y) + `double it`(1)\n")
+TWO_HOLES = parse(
+    "def main(x):\n    y = `double it`(x)\n    return `add one`(y) + `double it`(1)\n"
+)
 DOUBLE = block("def double(v):\n    return 2 * v")
 ADD_ONE = block("def add_one(v):\n    return v + 1")
 
@@ -71,10 +72,7 @@ def test_input_program_is_left_untouched():
 
 
 def test_generated_helper_never_overwrites_user_code():
-    p = parse(
-        "def helper(v):\n    return v - 100\n\n"
-        "def main(x):\n    return helper(`f`(x))\n"
-    )
+    p = parse("def helper(v):\n    return v - 100\n\ndef main(x):\n    return helper(`f`(x))\n")
     reply = block("def f(v):\n    return helper(v) * 2\n\ndef helper(v):\n    return v")
     out = Compiler(ScriptedLLM([reply])).compile(p)
     assert out.functions["helper"].code_from_user
@@ -83,7 +81,9 @@ def test_generated_helper_never_overwrites_user_code():
 
 def test_generated_helper_fills_another_hole_but_not_its_description():
     p = parse('def main(x):\n    return g(`f`(x))\n\ndef g(v):\n    """add ten"""\n')
-    reply = block('def f(v):\n    return v\n\ndef g(v):\n    """generated doc"""\n    return v + 10')
+    reply = block(
+        'def f(v):\n    return v\n\ndef g(v):\n    """generated doc"""\n    return v + 10'
+    )
     llm = ScriptedLLM([reply])
     out = Compiler(llm).compile(p)
     assert len(llm.calls) == 1 and out.holes() == []
@@ -92,7 +92,9 @@ def test_generated_helper_fills_another_hole_but_not_its_description():
 
 def test_defined_hole_keeps_its_name_and_signature():
     p = parse('def main(g):\n    return flip(g)\n\ndef flip(g):\n    """flip upside down"""\n')
-    llm = ScriptedLLM([block("def other(g):\n    return g"), block("def flip(g):\n    return g[::-1]")])
+    llm = ScriptedLLM(
+        [block("def other(g):\n    return g"), block("def flip(g):\n    return g[::-1]")]
+    )
     out = Compiler(llm).compile(p)
     assert [a.ok for a in out.log] == [False, True]
     assert llm.calls[0]["messages"][-1]["content"].endswith("# flip upside down\ndef flip")
@@ -172,9 +174,12 @@ def test_resynthesis_returns_none_when_no_candidate_fits():
         "no code",
         block("def double(v):\n    while True:\n        pass"),
     ]
-    assert Compiler(ScriptedLLM([cands])).resynthesize(
-        prog, "double", [IOExample({"v": 50}, 100)], timeout=0.3
-    ) is None
+    assert (
+        Compiler(ScriptedLLM([cands])).resynthesize(
+            prog, "double", [IOExample({"v": 50}, 100)], timeout=0.3
+        )
+        is None
+    )
     assert prog.to_python() == before
 
 

@@ -2,7 +2,6 @@
 papershelf-tinylm (test-hf group, run by `nox -s tests_extras`; skipped without torch)."""
 
 import pytest
-
 from anpl_programming import Compiler, LibraryLLM, ScriptedLLM, parse, run
 
 MSGS = [{"role": "system", "content": "s"}, {"role": "user", "content": "# double x\ndef _hole0"}]
@@ -14,7 +13,12 @@ def test_scripted_llm_replays_in_order_and_records_calls():
     assert llm.complete(MSGS, n=1, temperature=0.3) == ["b"]
     assert llm.complete(MSGS, n=2, temperature=0.8) == ["c", "d"]
     assert llm.complete(MSGS, n=2) == ["e", "f"]
-    assert [(c["n"], c["temperature"]) for c in llm.calls] == [(1, 0.0), (1, 0.3), (2, 0.8), (2, 0.0)]
+    assert [(c["n"], c["temperature"]) for c in llm.calls] == [
+        (1, 0.0),
+        (1, 0.3),
+        (2, 0.8),
+        (2, 0.0),
+    ]
     assert llm.calls[0]["messages"] == MSGS and llm.calls[0]["messages"] is not MSGS
     with pytest.raises(RuntimeError):
         llm.complete(MSGS)

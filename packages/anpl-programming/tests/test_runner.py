@@ -5,11 +5,10 @@ import time
 
 import numpy as np
 import pytest
-
 from anpl_programming import ExecutionError, IOExample, check, parse, run, trace
 
 FRACTAL = parse(
-    '''
+    """
 def tile(grid):
     return np.tile(grid, (3, 3))
 
@@ -19,7 +18,7 @@ def upscale(mask):
 def solve(grid):
     grid = np.asarray(grid)
     return np.where(upscale(grid != black) == 1, tile(grid), black)
-'''
+"""
 )
 GRID = np.array([[0, 7], [7, 7]])
 

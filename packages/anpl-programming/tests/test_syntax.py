@@ -4,15 +4,18 @@ import ast
 
 import numpy as np
 import pytest
-
 from anpl_programming import ANPLError, IOExample, parse, values_equal
 
 # (source, expected holes in order, expected description of each hole), written by hand
 NAMING = [
     ("def main(x):\n    return `a`(`b`(x))\n", ["_hole0", "_hole1"], ["a", "b"]),
     ('def main(x):\n    return "a"("b"(x))\n', ["_hole0", "_hole1"], ["a", "b"]),
-    ("def main(x):\n    y = `b`(x)\n    return \"a\"(y)\n", ["_hole0", "_hole1"], ["b", "a"]),
-    ("def main(x):\n    y = `a`(x)\n    z = `b`(y)\n    return `a`(z)\n", ["_hole0", "_hole1"], ["a", "b"]),
+    ('def main(x):\n    y = `b`(x)\n    return "a"(y)\n', ["_hole0", "_hole1"], ["b", "a"]),
+    (
+        "def main(x):\n    y = `a`(x)\n    z = `b`(y)\n    return `a`(z)\n",
+        ["_hole0", "_hole1"],
+        ["a", "b"],
+    ),
     ('def main(x):\n    return `same text`(x) + "same text"(x)\n', ["_hole0"], ["same text"]),
     (
         'def main(x):\n    return helper(`first`(x))\n\ndef helper(y):\n    """second"""\n',
@@ -87,7 +90,7 @@ def test_self_call_sets_is_recursive_and_is_not_a_dependency():
 
 
 ROUND_TRIP = [
-    "def main(x):\n    return `a`(x) + helper(x)\n\ndef helper(y):\n    \"\"\"b\"\"\"\n",
+    'def main(x):\n    return `a`(x) + helper(x)\n\ndef helper(y):\n    """b"""\n',
     "import math\nK = 3\n\ndef main(x):\n    return math.sqrt(K * x)\n",
     'def main(grid):\n    g = "tile it"(grid)\n    return np.where(g == red, blue, g)\n',
 ]
@@ -115,7 +118,9 @@ def test_to_python_without_holes_omits_them():
 
 
 def test_demo_calls_and_main_guard_are_dropped():
-    p = parse("def main(x):\n    return x\n\nprint(main(1))\nif __name__ == '__main__':\n    main(2)\n")
+    p = parse(
+        "def main(x):\n    return x\n\nprint(main(1))\nif __name__ == '__main__':\n    main(2)\n"
+    )
     assert "print" not in p.to_python() and "__main__" not in p.to_python()
 
 

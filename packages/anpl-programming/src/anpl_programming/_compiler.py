@@ -25,7 +25,9 @@ SYSTEM_PROMPT = (
     'code, which are referred to as "holes" and are labeled as _hole0, _hole1, _hole2, and so '
     "on. Your implementation should align with the code and documentation using Python."
 )
-_NEW_NAME = "The function needs to be given a new name. Markdown format should be used to return it."
+_NEW_NAME = (
+    "The function needs to be given a new name. Markdown format should be used to return it."
+)
 _SAME_NAME = "Markdown format should be used to return it."
 
 _FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)```", flags=re.S | re.I)
@@ -165,7 +167,11 @@ def fill_hole(program: Program, hole: str, code: str) -> tuple[Program | None, s
         elif mine.code is None and f.code is not None:
             new = new.with_function(
                 dataclasses.replace(
-                    mine, code=f.code, deps=f.deps, is_recursive=f.is_recursive, code_from_user=False
+                    mine,
+                    code=f.code,
+                    deps=f.deps,
+                    is_recursive=f.is_recursive,
+                    code_from_user=False,
                 )
             )
     dumps = {ast.dump(s) for s in new.preamble}
@@ -198,9 +204,7 @@ def _messages(program: Program, hole: str) -> list[dict[str, str]]:
     f = program.functions[hole]
     desc = "\n".join(f"# {line}" for line in (f.description or "").splitlines()) or "#"
     ask = _NEW_NAME if _HOLE_NAME.match(hole) and f.stub is None else _SAME_NAME
-    user = (
-        f"```python\n{program.render_for_llm(hole)}```\n{ask}\n```python\n{desc}\ndef {f.name}"
-    )
+    user = f"```python\n{program.render_for_llm(hole)}```\n{ask}\n```python\n{desc}\ndef {f.name}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
 
 
@@ -220,9 +224,7 @@ class Compiler:
             )
         if len(temperatures) == 0:
             raise ValueError("temperatures must hold at least one temperature, got ()")
-        self.temperatures = tuple(
-            check_float(t, "temperatures", minimum=0.0) for t in temperatures
-        )
+        self.temperatures = tuple(check_float(t, "temperatures", minimum=0.0) for t in temperatures)
 
     def messages(self, program: Program, hole: str) -> list[dict[str, str]]:
         """The chat sent for ``hole``: the system prompt, then the program (holes absent) and

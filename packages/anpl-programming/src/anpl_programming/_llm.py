@@ -100,9 +100,7 @@ class ScriptedLLM:
         messages = check_messages(messages)
         n = check_int(n, "n", minimum=1)
         temperature = check_float(temperature, "temperature", minimum=0.0)
-        self.calls.append(
-            {"messages": copy.deepcopy(messages), "n": n, "temperature": temperature}
-        )
+        self.calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
         if self._next >= len(self.replies):
             raise RuntimeError(f"ScriptedLLM ran out of replies after {len(self.replies)}")
         item = self.replies[self._next]
@@ -124,7 +122,7 @@ _ASK = re.compile(r"^# ?(.*)\ndef ([A-Za-z_][A-Za-z0-9_]*)\s*\Z", flags=re.S | r
 
 
 class LibraryLLM:
-    """A test LLM that implements a hole only when its description is a known primitive.
+    r"""A test LLM that implements a hole only when its description is a known primitive.
 
     ``mapping`` maps a description (compared after stripping and lower-casing) to the Python
     source of one function, or to a list of candidate sources. It reads the ``# <description>``
@@ -141,7 +139,9 @@ class LibraryLLM:
 
     def __init__(self, mapping: dict[str, str | Sequence[str]]):
         if not isinstance(mapping, dict):
-            raise TypeError(f"mapping must be a dict of description -> source, got {type(mapping).__name__}")
+            raise TypeError(
+                f"mapping must be a dict of description -> source, got {type(mapping).__name__}"
+            )
         lib: dict[str, list[str]] = {}
         for key, value in mapping.items():
             if not isinstance(key, str):
@@ -163,9 +163,7 @@ class LibraryLLM:
         messages = check_messages(messages)
         n = check_int(n, "n", minimum=1)
         temperature = check_float(temperature, "temperature", minimum=0.0)
-        self.calls.append(
-            {"messages": copy.deepcopy(messages), "n": n, "temperature": temperature}
-        )
+        self.calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
         m = _ASK.search(messages[-1]["content"])
         if m is None:
             return ["I do not know what to implement."] * n
@@ -173,7 +171,9 @@ class LibraryLLM:
         if desc not in self.mapping:
             return ["Sorry, I cannot implement that."] * n
         sources = self.mapping[desc]
-        picked = [sources[0]] * n if temperature == 0 else [sources[i % len(sources)] for i in range(n)]
+        picked = (
+            [sources[0]] * n if temperature == 0 else [sources[i % len(sources)] for i in range(n)]
+        )
         return [f"```python\n{_named(src, name)}\n```" for src in picked]
 
 
@@ -245,9 +245,7 @@ class HFLLM:
         else:
             kwargs.update(do_sample=False)
         with torch.no_grad():
-            out = self.model.generate(
-                input_ids=ids, attention_mask=torch.ones_like(ids), **kwargs
-            )
+            out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), **kwargs)
         new = out[:, ids.shape[1] :]
         texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in new]
         if temperature == 0:
