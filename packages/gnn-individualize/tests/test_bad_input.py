@@ -151,22 +151,6 @@ CASES += [
     ),
     suite.Mismatch("ego_batch.batch_length", "batch", lambda: ego_batch(EI, 3, batch=[0, 0])),
     suite.Rng("ego_batch.rng", "rng", lambda v: ego_batch(EI, 3, rng=v)),
-    suite.Array(
-        "wl_equivalent.edge_index_a",
-        "edge_index_a",
-        lambda v: wl_equivalent(v, 3, EI, 3),
-        (2, 3),
-        ndims=(2,),
-        empty_ok=True,
-    ),
-    suite.Array(
-        "wl_equivalent.edge_index_b",
-        "edge_index_b",
-        lambda v: wl_equivalent(EI, 3, v, 3),
-        (2, 3),
-        ndims=(2,),
-        empty_ok=True,
-    ),
     suite.Int(
         "wl_equivalent.num_nodes_a", "num_nodes_a", lambda v: wl_equivalent(EI, v, EI, 3), minimum=3
     ),
@@ -183,43 +167,13 @@ CASES += [
         "labels_b",
         lambda: wl_equivalent(EI, 3, EI, 3, labels_a=[0, 0, 1], labels_b=[0, 1]),
     ),
-    suite.Option(
-        "individualize.scheme",
-        "scheme",
-        lambda v: individualize(GRAPHS, v),
-        valid=frozenset({"tinhofer", "tinhofer_w", "relational_pooling", "rni", "none"}),
-    ),
-    suite.Int(
-        "individualize.bits",
-        "bits",
-        lambda v: individualize(GRAPHS, "tinhofer", bits=v),
-        minimum=1,
-        maximum=63,
-    ),
     suite.Int(
         "individualize.k_weak",
         "k_weak",
         lambda v: individualize(GRAPHS, "tinhofer_w", k_weak=v),
         minimum=0,
     ),
-    suite.Rng("individualize.rng", "rng", lambda v: individualize(GRAPHS, "rni", rng=v)),
     suite.Mismatch("individualize.empty", "graphs", lambda: individualize([], "rni")),
-    suite.Option(
-        "count_distinct_inputs.scheme",
-        "scheme",
-        lambda v: count_distinct_inputs(GRAPHS, v),
-        valid=frozenset({"tinhofer", "tinhofer_w", "relational_pooling", "rni", "none"}),
-    ),
-    suite.Int(
-        "count_distinct_inputs.bits",
-        "bits",
-        lambda v: count_distinct_inputs(GRAPHS, "tinhofer", bits=v),
-        minimum=1,
-        maximum=63,
-    ),
-    suite.Rng(
-        "count_distinct_inputs.rng", "rng", lambda v: count_distinct_inputs(GRAPHS, "rni", rng=v)
-    ),
     suite.Array(
         "covering_number.embeddings",
         "embeddings",
@@ -241,6 +195,39 @@ CASES += [
         valid=frozenset({"l2", "l1", "linf"}),
     ),
 ]
+
+WL_PAIR = {  # wl_equivalent with the bad value on side a or side b
+    "a": lambda v: wl_equivalent(v, 3, EI, 3),
+    "b": lambda v: wl_equivalent(EI, 3, v, 3),
+}
+for side, f in WL_PAIR.items():
+    CASES.append(
+        suite.Array(
+            f"wl_equivalent.edge_index_{side}",
+            f"edge_index_{side}",
+            f,
+            (2, 3),
+            ndims=(2,),
+            empty_ok=True,
+        )
+    )
+
+SCHEMES = frozenset({"tinhofer", "tinhofer_w", "relational_pooling", "rni", "none"})
+for fname, f in [
+    ("individualize", individualize),
+    ("count_distinct_inputs", count_distinct_inputs),
+]:
+    CASES += [
+        suite.Option(f"{fname}.scheme", "scheme", lambda v, f=f: f(GRAPHS, v), valid=SCHEMES),
+        suite.Int(
+            f"{fname}.bits",
+            "bits",
+            lambda v, f=f: f(GRAPHS, "tinhofer", bits=v),
+            minimum=1,
+            maximum=63,
+        ),
+        suite.Rng(f"{fname}.rng", "rng", lambda v, f=f: f(GRAPHS, "rni", rng=v)),
+    ]
 
 globals().update(suite.bad_input_suite(CASES))
 

@@ -118,12 +118,16 @@ def _egonn_reference(model, x, ei, n, radius, detach=False):
     return model.mlp((alpha * z).sum(0, keepdim=True))
 
 
-def test_egonn_matches_an_ego_net_by_ego_net_reference():
-    torch.manual_seed(4)
-    rng = np.random.default_rng(4)
-    e = random_graph(rng, 14, 0.25)
+def _graph_input(seed, n, p, width):
+    """A seeded random graph (both directions) and float64 features [n, width]."""
+    torch.manual_seed(seed)
+    e = random_graph(np.random.default_rng(seed), n, p)
     ei = torch.as_tensor(np.concatenate([e, e[::-1]], axis=1))
-    x = torch.randn(14, 2, dtype=torch.float64)
+    return ei, torch.randn(n, width, dtype=torch.float64)
+
+
+def test_egonn_matches_an_ego_net_by_ego_net_reference():
+    ei, x = _graph_input(4, 14, 0.25, 2)
     model = EgoNN(2, 8, 3, 2, layers=2, bits=4).double()
     got = model(x, ei)
     want = _egonn_reference(model, x, ei, 14, radius=2)
@@ -150,11 +154,7 @@ def test_egonn_batches_graphs_and_is_invariant_on_trees():
 
 
 def test_softmax_aggregation_weights_carry_no_gradient():
-    torch.manual_seed(6)
-    rng = np.random.default_rng(6)
-    e = random_graph(rng, 10, 0.3)
-    ei = torch.as_tensor(np.concatenate([e, e[::-1]], axis=1))
-    x = torch.randn(10, 1, dtype=torch.float64)
+    ei, x = _graph_input(6, 10, 0.3, 1)
     model = EgoNN(1, 16, 2, 3, layers=1, bits=3).double()
     grads = []
     for detach in (None, True, False):

@@ -53,6 +53,11 @@ def _check_inputs(
     return x, edge_index.long(), batch.long(), int(batch.max()) + 1
 
 
+def _dims(**dims: Any) -> tuple[int, ...]:
+    """Layer widths: positive integers, checked in order (errors name the argument)."""
+    return tuple(check_int(v, k, minimum=1) for k, v in dims.items())
+
+
 class GraphConv(nn.Module):
     """``h_v' = W_rel (sum of h_u over edges u -> v) + b + W_root h_v`` (torch-geometric's
     GraphConv with ``aggr="add"``: ``lin_rel`` has the bias, ``lin_root`` none)."""
@@ -87,9 +92,7 @@ class GraphConvNet(nn.Module):
         self, in_dim: int, hidden: int, out_dim: int, *, layers: int = 4, pool: str = "sum"
     ) -> None:
         super().__init__()
-        self.in_dim = check_int(in_dim, "in_dim", minimum=1)
-        hidden = check_int(hidden, "hidden", minimum=1)
-        out_dim = check_int(out_dim, "out_dim", minimum=1)
+        self.in_dim, hidden, out_dim = _dims(in_dim=in_dim, hidden=hidden, out_dim=out_dim)
         layers = check_int(layers, "layers", minimum=0)
         self.pool = check_option(pool, "pool", ("sum", "max"))
         dims = [self.in_dim] + [hidden] * layers
@@ -135,10 +138,9 @@ class EgoNN(nn.Module):
         k_weak: int = 0,
     ) -> None:
         super().__init__()
-        self.in_dim = check_int(in_dim, "in_dim", minimum=1)
-        hidden = check_int(hidden, "hidden", minimum=1)
-        pattern_channels = check_int(pattern_channels, "pattern_channels", minimum=1)
-        out_dim = check_int(out_dim, "out_dim", minimum=1)
+        self.in_dim, hidden, pattern_channels, out_dim = _dims(
+            in_dim=in_dim, hidden=hidden, pattern_channels=pattern_channels, out_dim=out_dim
+        )
         self.layers = check_int(layers, "layers", minimum=1)
         self.radius = self.layers if radius is None else check_int(radius, "radius", minimum=0)
         self.scheme = check_option(scheme, "scheme", SCHEMES)
