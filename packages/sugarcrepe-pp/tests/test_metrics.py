@@ -96,9 +96,11 @@ def test_cosine_closed_forms_and_naive_reference():
 
 def test_cosine_keeps_exact_ties_of_integer_vectors():
     # cos(a, b) = cos(n, b) mathematically (same norm, same dot with b): must compare equal
-    a = np.array([[1.0, 1.0, 1.0, 0.0, 2.0]])
-    n = np.array([[1.0, 1.0, 0.0, 1.0, 2.0]])
-    b = np.array([[3.0, 1.0, 0.0, 0.0, 1.0]])
+    # (normalising each row first, then the dot product, splits this tie by rounding)
+    a = np.array([[2.0, 1.0, 1.0, 1.0, 2.0, 0.0]])
+    n = np.array([[2.0, 2.0, 1.0, 1.0, 0.0, 1.0]])
+    b = np.array([[3.0, 2.0, 3.0, 0.0, 1.0, 0.0]])
+    assert (a @ b.T) == (n @ b.T) and (a @ a.T) == (n @ n.T)  # 13 and 11 both
     assert cosine(a, b)[0] == cosine(n, b)[0]
     assert not tot_correct(cosine(a, b), cosine(a, n), cosine(b, n))[0]
 

@@ -61,7 +61,8 @@ class Report:
         return json.dumps(self.to_dict(), **kwargs)
 
     def to_records(self) -> list[dict[str, Any]]:
-        """One dict per evaluated triplet: category, id, similarities and flags."""
+        """One dict per evaluated triplet: category, id, similarities and flags
+        (``pandas.DataFrame(report.to_records())`` makes a table of it)."""
         rows = []
         for c in self.table:
             names = list(self.similarities[c])
@@ -72,14 +73,6 @@ class Report:
                 row.update({m: bool(self.flags[c][m][i]) for m in metrics})
                 rows.append(row)
         return rows
-
-    def to_dataframe(self):
-        """``to_records()`` as a pandas DataFrame (needs pandas, not a dependency)."""
-        try:
-            import pandas as pd
-        except ImportError as e:  # pragma: no cover - depends on the environment
-            raise ImportError("Report.to_dataframe needs pandas: pip install pandas") from e
-        return pd.DataFrame(self.to_records())
 
 
 def _check_tasks(tasks: Any) -> tuple[str, ...]:
