@@ -110,6 +110,3 @@ def run(args):
 
 
 main = bench_cli(run, title="trihom: metric cost at scale")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

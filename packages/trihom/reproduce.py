@@ -276,6 +276,3 @@ def claims(args):
 
 
 main = reproduce_cli(claims, quick=True, details=lambda args: DETAILS)
-
-if __name__ == "__main__":
-    raise SystemExit(main())
