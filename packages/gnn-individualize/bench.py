@@ -47,7 +47,7 @@ def _row(table, label, g, n, repeat):
 def run(args):
     import networkx as nx
 
-    sizes = [1_000, 5_000] if args.quick else [1_000, 10_000, 50_000]
+    sizes = [500, 2_000] if args.quick else [1_000, 10_000, 50_000]
     repeat = 3 if args.quick else 5
     table = Table(
         [

@@ -8,43 +8,36 @@ from _reference import neighbours, random_graph, random_tree
 from gnn_individualize import (
     count_distinct_inputs,
     covering_number,
+    data,
     ego_batch,
     ego_nets,
     individualize,
     tinhofer,
 )
-from gnn_individualize.data import (
-    csl_graph,
-    disjoint_union,
-    has_cycle,
-    permuted_copy,
-    random_regular,
-    undirected_edges,
-)
 
 
 def test_csl_graph():
-    ei = csl_graph(41, 5)
+    ei = data.csl_graph(41, 5)
     nb = neighbours(ei, 41)
     assert all(len(s) == 4 for s in nb)
     assert nb[0] == {1, 40, 5, 36}
-    assert undirected_edges(ei, 41).shape == (2, 82)
+    assert data.undirected_edges(ei, 41).shape == (2, 82)
 
 
 def test_random_regular_is_simple_and_regular():
     for seed in range(5):
-        ei = random_regular(30, 3, rng=seed)
+        ei = data.random_regular(30, 3, rng=seed)
         nb = neighbours(ei, 30)
         assert all(len(s) == 3 and v not in s for v, s in enumerate(nb))
         assert ei.shape == (2, 90)
-    assert not np.array_equal(random_regular(30, 3, rng=0), random_regular(30, 3, rng=1))
+    assert not np.array_equal(data.random_regular(30, 3, rng=0), data.random_regular(30, 3, rng=1))
     with pytest.raises(ValueError, match="even"):
-        random_regular(5, 3)
+        data.random_regular(5, 3)
 
 
 def test_permuted_copy_moves_edges_with_the_nodes():
     ei = np.array([[0, 1, 2], [1, 2, 3]])
-    new, perm = permuted_copy(ei, 4, rng=3)
+    new, perm = data.permuted_copy(ei, 4, rng=3)
     assert {frozenset(e) for e in new.T.tolist()} == {
         frozenset((int(perm[u]), int(perm[v]))) for u, v in ei.T
     }
@@ -64,12 +57,12 @@ def test_has_cycle_against_brute_force():
         n = int(rng.integers(4, 8))
         ei = random_graph(rng, n, 0.35)
         for k in (3, 4, 5):
-            assert has_cycle(ei, n, k) == _brute_has_cycle(ei, n, k)
-    assert not has_cycle(random_tree(rng, 12), 12, 3)
+            assert data.has_cycle(ei, n, k) == _brute_has_cycle(ei, n, k)
+    assert not data.has_cycle(random_tree(rng, 12), 12, 3)
 
 
 def test_disjoint_union():
-    ei, n, batch = disjoint_union([(np.array([[0], [1]]), 2), (np.array([[1], [2]]), 3)])
+    ei, n, batch = data.disjoint_union([(np.array([[0], [1]]), 2), (np.array([[1], [2]]), 3)])
     assert ei.tolist() == [[0, 3], [1, 4]] and n == 5 and batch.tolist() == [0, 0, 1, 1, 1]
 
 
@@ -119,7 +112,7 @@ def test_count_distinct_inputs():
     rng = np.random.default_rng(2)
     trees = [(random_tree(rng, 15), 15) for _ in range(4)]
     copies = [
-        (permuted_copy(e, n, rng=int(rng.integers(1 << 30)))[0], n)
+        (data.permuted_copy(e, n, rng=int(rng.integers(1 << 30)))[0], n)
         for e, n in trees
         for _ in range(10)
     ]
@@ -159,3 +152,20 @@ def test_covering_number_against_brute_force_bounds():
     assert covering_number([[0, 0], [1, 1]], 1.0, norm="linf") == 1
     assert covering_number([[0, 0], [1, 1]], 1.0, norm="l1") == 2
     assert covering_number([[0, 0], [1, 1]], 1.5, norm="l2") == 1
+
+
+def test_count_distinct_inputs_without_identifiers_counts_wl_classes():
+    rng = np.random.default_rng(8)
+    trees = [(random_tree(rng, 12), 12) for _ in range(15)]
+    # 1-WL identifies trees up to isomorphism: the number of isomorphism classes, by brute force
+    from gnn_individualize import wl_equivalent
+
+    classes = []
+    for e, n in trees:
+        if not any(wl_equivalent(e, n, c, n) for c in classes):
+            classes.append(e)
+    assert count_distinct_inputs(trees, "none") == len(classes) > 1
+    hexagon = np.array([[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 0]])
+    triangles = np.array([[0, 1, 2, 3, 4, 5], [1, 2, 0, 4, 5, 3]])
+    assert count_distinct_inputs([(hexagon, 6), (triangles, 6)], "none") == 1  # 1-WL-equivalent
+    assert count_distinct_inputs([(hexagon, 6), (triangles, 6)], "tinhofer") == 2

@@ -10,6 +10,7 @@ import numpy as np
 from ._checks import check_array, check_float, check_int, check_option, check_rng
 from ._validation import check_edge_index, to_graph
 from .schemes import MAX_BITS, _tinhofer_batch, binary_code
+from .wl import _refine
 
 __all__ = ["count_distinct_inputs", "covering_number", "individualize"]
 
@@ -82,20 +83,35 @@ def individualize(
     return [np.zeros((int(n), 0)) for n in sizes]
 
 
-def _input_key(ei: np.ndarray, n: int, ids: np.ndarray) -> tuple:
-    """An isomorphism invariant of the identified graph; a complete one (equal keys iff
-    isomorphic as labelled graphs) when the identifier rows are distinct."""
-    rows = [r.tobytes() for r in np.ascontiguousarray(ids, dtype=np.float64)]
-    uniq = sorted(set(rows))
-    index = {r: i for i, r in enumerate(uniq)}
-    cls = np.array([index[r] for r in rows], dtype=np.int64)
-    e = to_graph(ei, n)
-    row = e.row
-    keep = row <= e.nbrs
-    a, b = cls[row[keep]], cls[e.nbrs[keep]]
-    pairs = sorted(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist()))
-    counts = np.bincount(cls, minlength=len(uniq)).tolist()
-    return (n, tuple(uniq), tuple(counts), tuple(pairs))
+def _input_keys(gs: list[tuple[np.ndarray, int]], ids: list[np.ndarray]) -> list[tuple]:
+    """An isomorphism invariant of each identified graph: 1-WL is run on the disjoint union of
+    all graphs with the identifier rows as initial colours (so colours are comparable across
+    graphs), and the key is the graph's edge list in colour terms. A complete invariant (equal
+    keys iff isomorphic as labelled graphs) when the identifier rows are distinct in each graph."""
+    sizes = [n for _, n in gs]
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    total = int(sum(sizes))
+    rows = np.concatenate(
+        [np.asarray(x, dtype=np.float64).reshape(n, -1) for (_, n), x in zip(gs, ids)]
+    )
+    width = {x.shape[1] for x in ids}
+    if len(width) > 1:
+        raise ValueError(f"scheme output must have the same number of columns, got {sorted(width)}")
+    labels = np.zeros(total, dtype=np.int64)
+    if rows.shape[1]:
+        labels = np.unique(rows, axis=0, return_inverse=True)[1].reshape(total).astype(np.int64)
+    union = to_graph(np.concatenate([e + o for (e, _), o in zip(gs, offsets)], axis=1), total)
+    colors = _refine(labels, union)
+    keys = []
+    for (e, n), o in zip(gs, offsets):
+        c = colors[o : o + n]
+        g = to_graph(e, n)
+        row = g.row
+        keep = row <= g.nbrs
+        a, b = c[row[keep]], c[g.nbrs[keep]]
+        pairs = np.sort(np.minimum(a, b) * total + np.maximum(a, b))
+        keys.append((n, np.sort(c).tobytes(), pairs.tobytes()))
+    return keys
 
 
 def count_distinct_inputs(
@@ -111,7 +127,8 @@ def count_distinct_inputs(
     Two inputs count as the same when some renumbering of the nodes maps one onto the other with
     the identifiers (what a permutation-invariant GNN cannot tell apart). Exact when every
     graph's identifier rows are distinct (e.g. Tinhofer or RP with n <= 2**bits, RNI);
-    otherwise a lower bound (graphs with equal invariants are counted once).
+    otherwise a lower bound: graphs are told apart by 1-WL on the identified graphs (so
+    ``scheme="none"`` counts 1-WL classes, a lower bound on isomorphism classes).
 
     >>> import numpy as np
     >>> from gnn_individualize.data import permuted_copy
@@ -122,7 +139,7 @@ def count_distinct_inputs(
     """
     gs = _check_graphs(graphs)
     ids = individualize(gs, scheme, bits=bits, k_weak=k_weak, rng=rng)
-    return len({_input_key(ei, n, x) for (ei, n), x in zip(gs, ids)})
+    return len(set(_input_keys(gs, ids)))
 
 
 def covering_number(embeddings: Any, eps: Any, *, norm: Any = "l2") -> int:
