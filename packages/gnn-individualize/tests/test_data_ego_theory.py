@@ -169,3 +169,15 @@ def test_count_distinct_inputs_without_identifiers_counts_wl_classes():
     triangles = np.array([[0, 1, 2, 3, 4, 5], [1, 2, 0, 4, 5, 3]])
     assert count_distinct_inputs([(hexagon, 6), (triangles, 6)], "none") == 1  # 1-WL-equivalent
     assert count_distinct_inputs([(hexagon, 6), (triangles, 6)], "tinhofer") == 2
+
+
+def test_count_distinct_inputs_accepts_scheme_functions_and_bare_edge_arrays():
+    from gnn_individualize import relational_pooling, rni, tinhofer_w
+
+    cycle = np.array([[0, 1, 2, 3, 4], [1, 2, 3, 4, 0]])
+    copies = [data.permuted_copy(cycle, 5, rng=s)[0] for s in range(10)]
+    pairs = [(c, 5) for c in copies]
+    assert count_distinct_inputs(copies, tinhofer) == count_distinct_inputs(pairs, "tinhofer") == 1
+    assert count_distinct_inputs(pairs, tinhofer_w) == 1
+    assert count_distinct_inputs(pairs, rni, rng=0) == 10
+    assert count_distinct_inputs(pairs, relational_pooling, rng=0) > 1

@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from ._checks import check_array, check_float, check_int, check_option, check_rng
-from ._validation import check_edge_index, to_graph
-from .schemes import MAX_BITS, _tinhofer_batch, binary_code
+from ._validation import check_edge_index, check_int_array, to_graph
+from .schemes import (
+    MAX_BITS,
+    _tinhofer_batch,
+    binary_code,
+    relational_pooling,
+    rni,
+    tinhofer,
+    tinhofer_w,
+)
 from .wl import _refine
 
 __all__ = ["count_distinct_inputs", "covering_number", "individualize"]
 
 SCHEMES = ("tinhofer", "tinhofer_w", "relational_pooling", "rni", "none")
+# the package's own scheme functions, passed as ``scheme``, mean their named scheme
+_NAMED = {
+    tinhofer: "tinhofer",
+    tinhofer_w: "tinhofer_w",
+    relational_pooling: "relational_pooling",
+    rni: "rni",
+}
 
 
 def _check_graphs(graphs: Any) -> list[tuple[np.ndarray, int]]:
@@ -26,11 +42,17 @@ def _check_graphs(graphs: Any) -> list[tuple[np.ndarray, int]]:
         raise ValueError("graphs must not be empty")
     out = []
     for i, item in enumerate(graphs):
-        if not isinstance(item, tuple | list) or len(item) != 2:
+        if isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], Integral):
+            out.append(check_edge_index(item[0], item[1], f"graphs[{i}] edge_index"))
+        elif isinstance(item, np.ndarray) or type(item).__module__.startswith("torch"):
+            # a bare edge_index: nodes 0..max index (isolated trailing nodes cannot be told)
+            ei = check_int_array(item, f"graphs[{i}] edge_index", ndim=2, allow_empty=False)
+            out.append(check_edge_index(ei, int(ei.max()) + 1, f"graphs[{i}] edge_index"))
+        else:
             raise TypeError(
-                f"graphs[{i}] must be an (edge_index, num_nodes) pair, got {type(item).__name__}"
+                f"graphs[{i}] must be an (edge_index, num_nodes) pair or an edge_index array, "
+                f"got {type(item).__name__}"
             )
-        out.append(check_edge_index(item[0], item[1], f"graphs[{i}] edge_index"))
     return out
 
 
@@ -54,6 +76,7 @@ def individualize(
     [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
     """
     gs = _check_graphs(graphs)
+    scheme = _NAMED.get(scheme, scheme) if callable(scheme) else scheme
     if callable(scheme):
         return [
             check_array(scheme(ei, n), "scheme output", ndim=2, allow_empty=True) for ei, n in gs
