@@ -40,10 +40,14 @@ def test_reset_and_step_follow_gymnasium_api():
     o, r, term, trunc, info = out
     assert isinstance(r, float) and isinstance(term, bool) and isinstance(trunc, bool)
     assert "success" in info
-    # same seed, same start and goal
-    again, info2 = dr.PointMaze2D().reset(seed=3)
+    # same seed, same start and goal, whatever happened before
+    again, info2 = env.reset(seed=3)
     np.testing.assert_array_equal(again, obs)
     np.testing.assert_array_equal(info2["goal"], info["goal"])
+    other, info3 = env.reset()  # a new random goal per episode unless one is fixed
+    assert not np.array_equal(info3["goal"], info["goal"])
+    fixed = dr.PointMaze2D(goal=(1.5, 1.5))
+    assert all(np.array_equal(fixed.reset()[1]["goal"], [1.5, 1.5]) for _ in range(3))
 
 
 def test_dynamics_match_the_scalar_reference():

@@ -46,12 +46,12 @@ def psi_beta(data, gamma):
 
 def check_mean(model, data, rel):
     """Sample mean within 3 Monte-Carlo s.e. + rel * max|psi_beta| of psi_beta, and that this
-    tolerance is tight enough to reject psi_beta at gamma +- 0.05 (the test has power)."""
+    tolerance is tight enough to reject psi_beta at gamma +- rel (the test has power)."""
     x = model.sample_outcomes(np.eye(S), 4000)
     assert x.shape == (S, 4000, S)
     ref = psi_beta(data, GAMMA)
     tol = 3 * x.std(1) / np.sqrt(x.shape[1]) + rel * np.abs(ref).max()
-    for wrong in (GAMMA - 0.05, GAMMA + 0.05):
+    for wrong in (GAMMA - rel, GAMMA + rel):
         assert (np.abs(psi_beta(data, wrong) - ref) > tol).any()
     err = np.abs(x.mean(1) - ref)
     assert (err <= tol).all(), (err.max(), tol.min())
@@ -86,13 +86,13 @@ def test_diffusion_mean_is_the_behaviour_successor_features(ring):
 
 def test_gmm_guidance_is_the_exact_exponential_tilt(gmm):
     """E_tilted[psi] = E_p[psi e^{k w.psi}] / E_p[e^{k w.psi}] (importance weights on plain
-    samples); small k so that the clip to the data's range never acts."""
+    samples of the unclipped mixture)."""
     w = np.array([1.0, -0.5, 0.0, 0.3, 0.0])
     k = 0.5
     om = gmm.outcome_model
     obs = np.eye(S)[[1]]
-    plain, _ = om.sample(obs, 200_000)
-    tilted, _ = om.sample(obs, 200_000, w=w, guidance=k)
+    plain, _ = om.sample(obs, 200_000, clip=False)
+    tilted, _ = om.sample(obs, 200_000, w=w, guidance=k, clip=False)
     lw = k * plain[0] @ w
     iw = np.exp(lw - lw.max())
     want = (iw[:, None] * plain[0]).sum(0) / iw.sum()
@@ -100,16 +100,28 @@ def test_gmm_guidance_is_the_exact_exponential_tilt(gmm):
     se = tilted[0].std(0) / np.sqrt(200_000) + plain[0].std(0) / np.sqrt(ess)
     assert np.all(np.abs(tilted[0].mean(0) - want) <= 4 * se + 1e-9)
     assert tilted[0].mean(0) @ w > plain[0].mean(0) @ w + 0.05
+    # clipped samples stay in the box |psi_j| <= max|phi_j| / (1 - gamma)
+    clipped, _ = om.sample(np.eye(S), 1000, w=w, guidance=20.0, clip=True)
+    assert np.all((clipped >= -1 / (1 - GAMMA) - 1e-9) & (clipped <= 1 / (1 - GAMMA) + 1e-9))
 
 
-def test_gmm_discrete_actions_and_planning(gmm, ring):
-    a = gmm.act(np.eye(S), np.eye(S)[2], planner="shooting")
-    assert a.shape == (S,) and a.dtype.kind in "iu" and set(a) <= {0, 1, 2}
-    # reward at state 2: from 1 go right (+1, action 2), from 3 go left (-1, action 0)
-    assert a[1] == 2 and a[3] == 0
-    v_shoot = gmm.predicted_values(np.eye(S), np.eye(S)[2], planner="shooting")
-    v_plain = gmm.sample_outcomes(np.eye(S), 64) @ np.eye(S)[2]
-    np.testing.assert_allclose(v_shoot, v_plain.max(1), rtol=0.3)
+def test_gmm_readout_matches_the_conditional_outcome_means(gmm, ring):
+    """The joint (psi, a) model's readout: the action marginal at s is the data's (uniform over
+    left / stay / right), and E[psi | s, a] = phi(s) + gamma psi_beta(s'(s, a))."""
+    ref = psi_beta(ring, GAMMA)
+    psi, a = gmm.outcome_model.sample(np.eye(S), 6000)
+    assert a.shape == (S, 6000) and a.dtype.kind in "iu"
+    for s in range(S):
+        freq = np.bincount(a[s], minlength=3) / 6000
+        np.testing.assert_allclose(freq, 1 / 3, atol=0.06)
+        for act, step in enumerate((-1, 0, 1)):
+            x = psi[s][a[s] == act]
+            want = np.eye(S)[s] + GAMMA * ref[(s + step) % S]
+            tol = 3 * x.std(0) / np.sqrt(len(x)) + 0.08 * np.abs(ref).max()
+            assert np.all(np.abs(x.mean(0) - want) <= tol), (s, act, x.mean(0), want)
+    # planning: the chosen actions are valid and predicted values are the best sample's value
+    acts = gmm.act(np.eye(S), np.eye(S)[2], planner="shooting")
+    assert acts.shape == (S,) and set(acts) <= {0, 1, 2}
     assert gmm.act(np.eye(S), np.eye(S)[2]).shape == (S,)
 
 

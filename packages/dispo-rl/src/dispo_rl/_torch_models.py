@@ -181,8 +181,11 @@ class _NeuralOutcomeModel:
             self.losses.append(float(loss.detach()))
         return self
 
-    def sample(self, obs, n, *, w=None, guidance=0.0):
-        """n joint samples per observation: psi (B, n, d) numpy, actions (B, n, ...) numpy."""
+    def sample(self, obs, n, *, w=None, guidance=0.0, clip=False):
+        """n joint samples per observation: psi (B, n, d) numpy, actions (B, n, ...) numpy.
+
+        ``w``, ``guidance``: draw from the law tilted towards exp(guidance * w^T psi);
+        ``clip``: project the outcomes onto the box they must lie in, |psi_j| <= m_j."""
         c = self.codec
         guide = None
         if w is not None and guidance > 0:
@@ -194,6 +197,8 @@ class _NeuralOutcomeModel:
         with torch.no_grad():
             for lo in range(0, len(s), chunk):
                 z = self._sample(self.target, s[lo : lo + chunk], n, guide)
+                if clip:
+                    z[..., : self.d] = z[..., : self.d].clamp(-1.0, 1.0)
                 out_psi.append(c.psi(z[..., : self.d]))
                 out_a.append(c.decode_actions(z[..., self.d :]))
         return np.concatenate(out_psi), np.concatenate(out_a)
@@ -202,8 +207,9 @@ class _NeuralOutcomeModel:
 class GaussianMixtureOutcomeModel(_NeuralOutcomeModel):
     """A mixture-density network: s -> K diagonal Gaussians over (x, a). Guided sampling is the
     exact exponential tilt p(x, a) exp(g^T x) of the mixture: weights pi_k exp(g^T mu_k +
-    |sigma_k g|^2 / 2), means mu_k + sigma_k^2 g on the outcome part (clipped to [-1, 1], the
-    data's range), actions untouched (independent of x within a component)."""
+    |sigma_k g|^2 / 2), means mu_k + sigma_k^2 g on the outcome part, actions untouched
+    (independent of x within a component); samples are then clipped to [-1, 1], the range
+    outcomes lie in, when planning. Standard deviations lie in [min_std, e] (scaled units)."""
 
     def __init__(
         self,
@@ -257,10 +263,7 @@ class GaussianMixtureOutcomeModel(_NeuralOutcomeModel):
         k = torch.multinomial(torch.softmax(logw, -1), n, replacement=True, generator=self.gen)
         idx = k[..., None].expand(B, n, D)
         m, s = mu.gather(1, idx), sd.gather(1, idx)
-        z = m + s * torch.randn(B, n, D, generator=self.gen)
-        if guide is not None:
-            z[..., : len(guide)] = z[..., : len(guide)].clamp(-1.0, 1.0)
-        return z
+        return m + s * torch.randn(B, n, D, generator=self.gen)
 
 
 class DiffusionOutcomeModel(_NeuralOutcomeModel):

@@ -210,7 +210,7 @@ class DiSPO:
         if self.outcome_model is not None:
             guided = planner == "guided"
             psi, acts = self.outcome_model.sample(
-                obs, self.n_particles, w=w if guided else None, guidance=self.guidance
+                obs, self.n_particles, w=w if guided else None, guidance=self.guidance, clip=True
             )
             vals = psi @ w  # (B, n)
             k = np.argmax(vals, axis=1)

@@ -49,7 +49,9 @@ class PointMaze2D:
     along walls). Steps are shorter than a cell, so walls cannot be crossed.
 
     ``reset(seed=None, options=None) -> (obs, info)``: a uniformly random free position at rest
-    (``options``: ``{"start": (x, y), "goal": (x, y)}`` to fix either); ``step(a) -> (obs,
+    and the constructor's ``goal``, else a uniformly random goal, drawn at every reset
+    (``options``: ``{"start": (x, y), "goal": (x, y)}`` fix them for the episode; the same seed
+    gives the same episode); ``step(a) -> (obs,
     reward, terminated, truncated, info)``: reward 1 and terminated when |p - goal| <=
     ``goal_radius``, else 0; truncated after ``horizon`` steps; ``info["success"]``.
     """
@@ -87,6 +89,7 @@ class PointMaze2D:
         if self.max_speed >= 1.0:
             raise ValueError(f"max_speed must be < 1 (a cell), got {self.max_speed}")
         self.goal = None if goal is None else self._check_position(goal, "goal")
+        self._fixed_goal = self.goal
         lim = np.array([self.width, self.height, self.max_speed, self.max_speed], dtype=float)
         self.observation_space = Box(np.array([0, 0, -lim[2], -lim[3]], dtype=float), lim)
         self.action_space = Box(-np.ones(2), np.ones(2))
@@ -149,7 +152,9 @@ class PointMaze2D:
         options = {} if options is None else dict(options)
         if "goal" in options:
             self.goal = self._check_position(options["goal"], "goal")
-        if self.goal is None:
+        elif self._fixed_goal is not None:
+            self.goal = self._fixed_goal.copy()
+        else:
             self.goal = self.sample_free(1, self._rng)[0]
         if "start" in options:
             p = self._check_position(options["start"], "start")
