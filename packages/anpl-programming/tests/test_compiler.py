@@ -101,6 +101,21 @@ def test_defined_hole_keeps_its_name_and_signature():
     np.testing.assert_array_equal(run(out, {"g": np.arange(3)}), [2, 1, 0])
 
 
+def test_reply_that_echoes_the_user_code_fills_the_hole_and_keeps_the_user_code():
+    p = parse("def main(x):\n    return `f`(x) + 1\n")
+    echo = block("def main(x):\n    return neg(x) * 100\n\ndef neg(v):\n    return -v")
+    out = Compiler(ScriptedLLM([echo])).compile(p)
+    assert out.functions["main"].code_from_user and run(out, {"x": 2}) == -2 + 1
+
+
+def test_reply_with_two_unrelated_new_functions_is_ambiguous():
+    p = parse("def main(x):\n    return `f`(x)\n")
+    two = block("def a(v):\n    return v\n\ndef b(v):\n    return -v")
+    llm = ScriptedLLM([two, block("def c(v):\n    return 3 * v")])
+    out = Compiler(llm).compile(p)
+    assert [a.ok for a in out.log] == [False, True] and run(out, {"x": 2}) == 6
+
+
 def test_inline_hole_name_already_in_use_is_rejected():
     p = parse("def main(x):\n    return `f`(x)\n")
     llm = ScriptedLLM([block("def main(v):\n    return v"), block("def ok(v):\n    return -v")])

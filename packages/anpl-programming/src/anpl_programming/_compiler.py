@@ -136,14 +136,15 @@ def fill_hole(program: Program, hole: str, code: str) -> tuple[Program | None, s
     elif not inline:
         return None, f"reply does not define {hole!r}", None
     else:
-        called = {d for f in funcs.values() for d in f.deps}
-        entries = [n for n in implemented if n not in called]
-        fresh = [n for n in entries if n not in program.functions]  # others merge as helpers
-        if not fresh and entries:
-            return None, f"reply's function name {entries[0]!r} is already used", None
-        if len(fresh) != 1:
-            return None, f"reply has {len(fresh)} new entry functions, cannot tell which", None
-        target = fresh[0]
+        # functions the program already has only merge (a reply may echo the user's code)
+        fresh = [n for n in implemented if n not in program.functions]
+        if not fresh:
+            return None, f"reply's function name {implemented[0]!r} is already used", None
+        called = {d for n in fresh for d in funcs[n].deps}
+        entries = [n for n in fresh if n not in called]
+        if len(entries) != 1:
+            return None, f"reply has {len(entries)} new entry functions, cannot tell which", None
+        target = entries[0]
     new = program
     if target != hole:
         new = rename_function(new, hole, target)
