@@ -43,15 +43,14 @@ def _doubling_ranks(vals: np.ndarray, indptr: np.ndarray, deg: np.ndarray, k: in
     e = len(vals)
     end = np.repeat(indptr[1:], deg)
     pos = np.arange(e, dtype=np.int64)
-    width = 1
-    while (k + 1) ** (width + 1) < 2**62:
+    width, max_deg = 1, int(deg.max())
+    while width < max_deg and (k + 1) ** (width + 1) < 2**62:
         width += 1
     code = np.zeros(e, dtype=np.int64)
     for j in range(width):
         at = pos + j
         code = code * (k + 1) + np.where(at < end, vals[np.minimum(at, e - 1)] + 1, 0)
     r = _compress(code)
-    max_deg = int(deg.max())
     while width < max_deg:
         m = 3 if (e + 1) ** 3 < 2**62 else 2
         key = r.copy()
@@ -69,18 +68,19 @@ def _sequence_codes(vals: np.ndarray, indptr: np.ndarray, deg: np.ndarray, k: in
     (codes are only ever compared between rows of the same length)."""
     n = len(deg)
     codes = np.zeros(n, dtype=np.int64)
-    fit = 62 if k <= 1 else max(int(62 // np.log2(k)), 1)
-    while k > 1 and k**fit >= 2**62:
+    if k <= 1:  # one colour: rows of equal length are equal
+        return codes
+    fit = max(int(62 // np.log2(k)), 1)
+    while k**fit >= 2**62:
         fit -= 1
     short = deg <= fit
-    if k > 1:
-        row_deg = np.repeat(deg, deg)
-        j = np.arange(len(vals), dtype=np.int64) - np.repeat(indptr[:-1], deg)
-        expo = np.where(row_deg <= fit, row_deg - 1 - j, 0)
-        powers = np.array([k**i for i in range(fit + 1)], dtype=np.int64)
-        contrib = np.where(row_deg <= fit, vals * powers[expo], 0)
-        nonempty = deg > 0
-        codes[nonempty] = np.add.reduceat(contrib, indptr[:-1][nonempty])
+    row_deg = np.repeat(deg, deg)
+    j = np.arange(len(vals), dtype=np.int64) - np.repeat(indptr[:-1], deg)
+    expo = np.where(row_deg <= fit, row_deg - 1 - j, 0)
+    powers = np.array([k**i for i in range(fit + 1)], dtype=np.int64)
+    contrib = np.where(row_deg <= fit, vals * powers[expo], 0)
+    nonempty = deg > 0
+    codes[nonempty] = np.add.reduceat(contrib, indptr[:-1][nonempty])
     long = ~short
     if long.any():
         rows = np.flatnonzero(long)
