@@ -102,6 +102,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="dag-sidigraph: closure and reduction vs networkx")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -210,6 +210,3 @@ main = reproduce_cli(
     details=lambda args: DETAILS,
     full_help="5x the training budget (1M sampled pairs)",
 )
-
-if __name__ == "__main__":
-    raise SystemExit(main())
