@@ -23,6 +23,14 @@ NAMING = [
         ["first", "second"],
     ),
     (
+        "def main(x):\n    return `a`(x) if `b`(x) else `c`(x)\n",
+        ["_hole0", "_hole1", "_hole2"],
+        ["a", "b", "c"],
+    ),
+    ("def main(x):\n    return {`k`(x): `v`(x)}\n", ["_hole0", "_hole1"], ["k", "v"]),
+    ("def main(x):\n    return [`a`(v) for v in `b`(x)]\n", ["_hole0", "_hole1"], ["a", "b"]),
+    ("def main(x):\n    return `  padded `(x) + `padded`(x)\n", ["_hole0"], ["padded"]),
+    (
         "def main(x):\n    return f(x)\n\ndef f(y):\n    return `in f`(y) + `in f 2`(y)\n",
         ["_hole0", "_hole1"],
         ["in f", "in f 2"],

@@ -56,6 +56,15 @@ def check_messages(messages: Any) -> list[dict[str, str]]:
     return list(messages)
 
 
+def _record(calls: list, messages: Any, n: Any, temperature: Any) -> tuple[list, int, float]:
+    """Validate one protocol call and append it to ``calls`` (a deep copy of the messages)."""
+    messages = check_messages(messages)
+    n = check_int(n, "n", minimum=1)
+    temperature = check_float(temperature, "temperature", minimum=0.0)
+    calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
+    return messages, n, temperature
+
+
 class ScriptedLLM:
     """An LLM that replays ``replies`` in order and records every call in ``.calls``.
 
@@ -97,10 +106,7 @@ class ScriptedLLM:
     def complete(
         self, messages: list[dict[str, str]], *, n: int = 1, temperature: float = 0.0
     ) -> list[str]:
-        messages = check_messages(messages)
-        n = check_int(n, "n", minimum=1)
-        temperature = check_float(temperature, "temperature", minimum=0.0)
-        self.calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
+        messages, n, temperature = _record(self.calls, messages, n, temperature)
         if self._next >= len(self.replies):
             raise RuntimeError(f"ScriptedLLM ran out of replies after {len(self.replies)}")
         item = self.replies[self._next]
@@ -160,10 +166,7 @@ class LibraryLLM:
     def complete(
         self, messages: list[dict[str, str]], *, n: int = 1, temperature: float = 0.0
     ) -> list[str]:
-        messages = check_messages(messages)
-        n = check_int(n, "n", minimum=1)
-        temperature = check_float(temperature, "temperature", minimum=0.0)
-        self.calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
+        messages, n, temperature = _record(self.calls, messages, n, temperature)
         m = _ASK.search(messages[-1]["content"])
         if m is None:
             return ["I do not know what to implement."] * n
@@ -216,6 +219,7 @@ class HFLLM:
         self.tokenizer = tokenizer
         self.max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=1)
         self.seed = check_int(seed, "seed", minimum=0)
+        self.calls: list[dict[str, Any]] = []
 
     def _prompt(self, messages: list[dict[str, str]]) -> str:
         template = getattr(self.tokenizer, "apply_chat_template", None)
@@ -228,9 +232,7 @@ class HFLLM:
     ) -> list[str]:
         import torch  # lazily: the base package is torch-free
 
-        messages = check_messages(messages)
-        n = check_int(n, "n", minimum=1)
-        temperature = check_float(temperature, "temperature", minimum=0.0)
+        messages, n, temperature = _record(self.calls, messages, n, temperature)
         ids = self.tokenizer(self._prompt(messages), return_tensors="pt")["input_ids"]
         device = next(self.model.parameters()).device
         ids = ids.to(device)

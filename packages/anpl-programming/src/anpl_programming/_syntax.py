@@ -272,17 +272,26 @@ class _InlineHoles(ast.NodeTransformer):
             self.order.append((name, text))
         return self.by_text[text]
 
-    def visit_Call(self, node: ast.Call) -> ast.AST:
-        # the callee comes first in the text: name it before the arguments' own holes
-        if isinstance(node.func, ast.Constant) and isinstance(node.func.value, str):
-            text = node.func.value.strip()
+    def name_in_text_order(self, module: ast.Module) -> None:
+        """Name every description by its first position in the text (not AST field order,
+        which visits ``a if b else c`` as b, a, c)."""
+        found = [
+            (n.func.lineno, n.func.col_offset, n.func.value.strip())
+            for n in ast.walk(module)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Constant)
+            and isinstance(n.func.value, str)
+        ]
+        for _, _, text in sorted(found):
             if not text:
-                raise ANPLError("an inline hole needs a description, got an empty string")
-            node.func = ast.copy_location(ast.Name(self._name_for(text), ast.Load()), node.func)
-        else:
-            node.func = self.visit(node.func)
-        node.args = [self.visit(a) for a in node.args]
-        node.keywords = [self.visit(k) for k in node.keywords]
+                raise ANPLError("source has an inline hole with an empty description")
+            self._name_for(text)
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Constant) and isinstance(node.func.value, str):
+            name = self._name_for(node.func.value.strip())
+            node.func = ast.copy_location(ast.Name(name, ast.Load()), node.func)
         return node
 
 
@@ -326,6 +335,7 @@ def _parse_module(
     if dupes:
         raise ANPLError(f"source defines {sorted(dupes)[0]!r} more than once")
     holes = _InlineHoles(taken | set(defined))
+    holes.name_in_text_order(module)
     module = ast.fix_missing_locations(holes.visit(module))
     funcs: dict[str, Function] = {
         name: Function(name, text_, description_from_user=from_user) for name, text_ in holes.order
