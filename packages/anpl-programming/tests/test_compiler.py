@@ -205,3 +205,13 @@ def test_resynthesis_needs_every_golden_io():
     ios = [IOExample({"v": 5}, 10), IOExample({"v": 1}, 2)]
     new = Compiler(llm).resynthesize(prog, "double", ios, n=2)
     assert new.functions["double"].source.endswith("return 2 * v")
+
+
+def test_resynthesis_of_one_hole_while_others_are_still_open():
+    p = parse("def main(x):\n    return `g`(`f`(x))\n")
+    llm = ScriptedLLM(
+        [[block("def f(v):\n    return v + 1"), block("def f2(v):\n    return 2 * v")]]
+    )
+    new = Compiler(llm).resynthesize(p, "_hole1", [IOExample({"v": 4}, 8)], n=2)
+    assert new.holes() == ["_hole0"] and new.functions["f2"].golden_ios[0].output == 8
+    assert "f2" in new.functions["main"].deps

@@ -308,7 +308,7 @@ class Compiler:
             if code is None:
                 continue
             cand, _, name = fill_hole(reset, fn, code)
-            if cand is None or cand.holes():
+            if cand is None:
                 continue
             if all(_fits(cand, name, io, timeout) for io in ios):
                 f = cand.functions[name]
@@ -319,7 +319,7 @@ class Compiler:
 def _fits(program: Program, fn: str, io: IOExample, timeout: float) -> bool:
     try:
         t = trace(program, fn, io.inputs, entry=fn, timeout=timeout)
-    except TimeoutError:
+    except (TimeoutError, ValueError):  # ValueError: the candidate calls a hole of its own
         return False
     if t.crashed_inside or not t.ios:
         return False

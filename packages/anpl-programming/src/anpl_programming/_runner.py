@@ -137,16 +137,30 @@ def _execute(
         parent.close()
 
 
-def _check_program(program: Any) -> Program:
+def _needed(program: Program, entry: str) -> list[str]:
+    """Functions reachable from ``entry`` through calls (``entry`` first)."""
+    seen: list[str] = []
+    stack = [entry]
+    while stack:
+        name = stack.pop()
+        if name in seen or name not in program.functions:
+            continue
+        seen.append(name)
+        stack.extend(program.functions[name].deps)
+    return seen
+
+
+def _check_program(program: Any, entry: str | None = None) -> Program:
     if isinstance(program, str):
         program = parse(program)
     if not isinstance(program, Program):
         raise TypeError(
             f"program must be a Program (or ANPL source text), got {type(program).__name__}"
         )
-    holes = program.holes()
+    start = program.entry if entry is None or entry not in program.functions else entry
+    holes = [n for n in _needed(program, start) if program.functions[n].code is None]
     if holes:
-        raise ValueError(f"program must be compiled first: it still has holes {holes}")
+        raise ValueError(f"program must be compiled first: {start!r} still reaches holes {holes}")
     return program
 
 
@@ -223,7 +237,7 @@ def trace(
     Raises:
         TimeoutError: the run went past ``timeout`` (the child is killed).
     """
-    program = _check_program(program)
+    program = _check_program(program, entry)
     if not isinstance(fn, str):
         raise TypeError(f"fn must be a function name (str), got {type(fn).__name__}")
     if fn not in program.functions:
