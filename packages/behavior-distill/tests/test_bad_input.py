@@ -350,7 +350,7 @@ CASES = [
     ),
 ]
 
-globals().update(suite.bad_input_suite(CASES))
+globals().update(suite.bad_input_suite(CASES, max_examples=3))
 
 
 def test_non_stochastic_p_and_policies_are_value_errors():

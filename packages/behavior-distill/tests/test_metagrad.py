@@ -68,7 +68,7 @@ def test_unroll_and_reverse_hvp_match_finite_differences(problem, name):
     for gu, gr in ((gs_u, gs_r), (ga_u, ga_r)):
         assert gu.shape == (8, 2)
         assert float((gu - gr).norm() / gu.norm()) < 1e-10
-    entries = [(0, 0), (3, 1), (7, 0), (5, 1)]
+    entries = [(0, 0), (7, 1)]
     for which, G in (("states", gs_u), ("actions", ga_u)):
         fd = _fd(policy, S, A, obj, batch, which, entries)
         an = np.array([float(G[i, j]) for i, j in entries])
