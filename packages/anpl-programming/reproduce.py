@@ -223,6 +223,3 @@ def claims(args):
 
 
 main = reproduce_cli(claims, quick=True)
-
-if __name__ == "__main__":
-    raise SystemExit(main())
