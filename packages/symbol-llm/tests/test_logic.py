@@ -78,14 +78,15 @@ def test_matches_naive_loop_on_random_rule_bases(tnorm):
     assert np.all(got[:, [3, 5]] == 0)
 
 
-def test_chunked_gather_matches_unchunked(monkeypatch):
-    import symbol_llm.logic as logic
-
+def test_long_rules_and_mixed_premise_counts():
     rng = np.random.default_rng(2)
-    P, M = rng.random((50, 9)), rng.random((7, 9)) < 0.4
-    full = sl.rule_scores(P, M)
-    monkeypatch.setattr(logic, "_CHUNK", 5)
-    np.testing.assert_array_equal(sl.rule_scores(P, M), full)
+    P = rng.random((50, 12))
+    M = np.zeros((12, 12), bool)
+    for r in range(12):
+        M[r, rng.choice(12, r + 1, replace=False)] = True  # 1 to 12 premises
+    for t in sl.TNORMS:
+        np.testing.assert_allclose(sl.rule_scores(P, M, tnorm=t), _naive_rules(P, M, t),
+                                   atol=1e-12)
 
 
 def test_no_rules_gives_zero_evidence():

@@ -17,7 +17,6 @@ from ._checks import check_array, check_int, check_option
 __all__ = ["TNORMS", "activity_scores", "rule_scores", "t_norm", "yes_no_prob"]
 
 TNORMS = ("min", "product", "lukasiewicz")
-_CHUNK = 1 << 22  # elements of one gathered (images, rules, premises) block
 
 
 def yes_no_prob(ly: Any, ln: Any) -> Any:
@@ -91,20 +90,29 @@ def t_norm(values: Any, *, kind: str = "min", axis: int = -1) -> np.ndarray:
     return _reduce(v, k, kind)
 
 
-def _rule_scores(P: np.ndarray, M: np.ndarray, tnorm: str) -> np.ndarray:
-    n_img = P.shape[0]
-    out = np.ones((n_img, M.shape[0]))
+def _rule_scores_t(P: np.ndarray, M: np.ndarray, tnorm: str) -> np.ndarray:
+    """Rule truths in rule-major layout (n_rules, n_images): the premises' columns of P are
+    gathered as contiguous rows of P.T and reduced pairwise, one premise count at a time."""
+    PT = np.ascontiguousarray(P.T)
+    out = np.empty((M.shape[0], P.shape[0]))
     counts = M.sum(axis=1)
     for k in np.unique(counts):
         k = int(k)
         if k == 0:
-            continue  # the empty conjunction is true (t-norm identity)
+            out[counts == 0] = 1.0  # the empty conjunction is true (t-norm identity)
+            continue
         rows = np.flatnonzero(counts == k)
         cols = np.nonzero(M[rows])[1].reshape(len(rows), k)  # row-major: k columns per rule
-        step = max(1, _CHUNK // max(1, len(rows) * k))
-        for start in range(0, n_img, step):
-            block = P[start : start + step][:, cols]  # (chunk, n_rules_k, k)
-            out[start : start + step, rows] = _reduce(block, k, tnorm)
+        acc = PT[cols[:, 0]]
+        for j in range(1, k):
+            nxt = PT[cols[:, j]]
+            if tnorm == "min":
+                np.minimum(acc, nxt, out=acc)
+            else:  # product, or the running sum of Lukasiewicz
+                acc = acc * nxt if tnorm == "product" else acc + nxt
+        if tnorm == "lukasiewicz":
+            acc = np.maximum(acc - (k - 1), 0.0)
+        out[rows] = acc
     return out
 
 
@@ -117,7 +125,7 @@ def rule_scores(P: Any, M: Any, *, tnorm: str = "min") -> np.ndarray:
     tnorm = check_option(tnorm, "tnorm", TNORMS)
     P = _check_probs(P)
     M = _check_matrix(M, P.shape[1])
-    return _rule_scores(P, M, tnorm)
+    return _rule_scores_t(P, M, tnorm).T
 
 
 def activity_scores(
@@ -145,8 +153,8 @@ def activity_scores(
     out = np.zeros((P.shape[0], n_activities))
     if M.shape[0] == 0:
         return out
-    R = _rule_scores(P, M, tnorm)
     order = np.argsort(ra, kind="stable")
+    RT = _rule_scores_t(P, M[order], tnorm)  # rows already grouped by activity
     acts, starts = np.unique(ra[order], return_index=True)
-    out[:, acts] = np.maximum.reduceat(R[:, order], starts, axis=1)
+    out[:, acts] = np.maximum.reduceat(RT, starts, axis=0).T
     return out
