@@ -165,3 +165,12 @@ def test_softmax_aggregation_weights_carry_no_gradient():
     assert grads[0].abs().max() > 1e-3
     assert torch.allclose(grads[0], grads[1], atol=1e-10)  # semi-gradient, as torch-geometric's
     assert not torch.allclose(grads[0], grads[2], atol=1e-6)  # differs from the full gradient
+
+
+def test_numpy_api_accepts_torch_edge_index():
+    from gnn_individualize import color_refinement, tinhofer_order
+
+    e = csl_graph(13, 3)
+    t = torch.as_tensor(e)
+    assert color_refinement(t, 13).tolist() == color_refinement(e, 13).tolist()
+    assert tinhofer_order(t, 13, labels=torch.zeros(13)).tolist() == tinhofer_order(e, 13).tolist()
