@@ -140,7 +140,8 @@ def activity_scores(
     n_activities = check_int(n_activities, "n_activities", minimum=1)
     P = _check_probs(P)
     M = _check_matrix(M, P.shape[1])
-    ra = check_array(rule_activity, "rule_activity", ndim=1, dtype="int", allow_empty=True)
+    ra = check_array(rule_activity, "rule_activity", ndim=1, dtype="numeric", allow_empty=True)
+    ra = check_array(ra, "rule_activity", dtype="int", allow_empty=True)  # NaN: ValueError first
     if ra.shape[0] != M.shape[0]:
         raise ValueError(
             f"rule_activity has {ra.shape[0]} entries but M has {M.shape[0]} rules; they must match"
