@@ -87,7 +87,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="time to build the strategy, ms (beta=0.9, alpha=0.9999)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -201,7 +201,3 @@ def claims(args) -> list[Claim]:
 
 
 main = reproduce_cli(claims, full_help="adds n = 50 000 and an n = 256 AOF (about 4 minutes)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

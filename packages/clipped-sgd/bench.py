@@ -102,7 +102,3 @@ def run(a) -> Table:
 
 
 main = bench_cli(run, title="wall time per fit, ms (best of repeats)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -344,7 +344,3 @@ def claim_rows(full: bool = False, *, scale: float = 1.0, verbose: bool = True) 
 
 
 main = reproduce_cli(claims)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -217,6 +217,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="disco-filter Pipeline throughput")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -86,7 +86,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="criterion value+gradient, ms")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -411,7 +411,3 @@ def claims(args) -> list[Claim]:
 
 
 main = reproduce_cli(claims, full_help="the paper's 200 datasets per experiment (hours)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

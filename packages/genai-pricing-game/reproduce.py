@@ -266,7 +266,3 @@ def _extra_args(parser):
 
 
 main = reproduce_cli(claims, extra_args=_extra_args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

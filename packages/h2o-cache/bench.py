@@ -189,7 +189,3 @@ main = bench_cli(
     extra_args=_extra_args,
     device=lambda args: args.device,
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -339,7 +339,3 @@ def _extra_args(parser) -> None:
 
 
 main = reproduce_cli(claims, full_help="64 held-out sequences (default: 8)", extra_args=_extra_args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -391,7 +391,3 @@ main = reproduce_cli(
     full_help="1000 seeds for the tabular checks, 500 for the rates, 3 CartPole replicates, "
     "8 Pendulum seeds and the state-dependent-std log-loss variant",
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

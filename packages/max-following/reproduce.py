@@ -159,7 +159,3 @@ main = reproduce_cli(
     [dominance, zigzag_claims, maxiteration_tabular, navigation],
     full_help="brief scale: 50 tabular instances x n=2000, navigation n=300 x 5 seeds",
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

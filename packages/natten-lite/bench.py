@@ -289,7 +289,3 @@ main = bench_cli(
     title="neighborhood attention forward / forward+backward on CPU, ms (fp32, batch 1)",
     extra_args=_extra_args,
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -204,7 +204,3 @@ def claims(args) -> list[Claim]:
 
 
 main = reproduce_cli(claims, paper=PAPER, full_help="larger sweep and sizes")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -153,7 +153,3 @@ def triton_claim(quick: bool) -> tuple[str, bool | None, str]:
 
 
 main = reproduce_cli(claims, paper=PAPER, full_help="more random problems (36 NA, 6 colsum)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

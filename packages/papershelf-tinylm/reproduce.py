@@ -73,7 +73,3 @@ def claims(args):
 main = reproduce_cli(
     claims, paper=PAPER, full_help="agreement on 64 held-out sequences instead of 16"
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -57,6 +57,3 @@ def run(args):
 
 
 main = bench_cli(run, title="PASQL: seed-vectorised runs vs a per-step loop, ms")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

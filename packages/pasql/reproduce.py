@@ -230,6 +230,3 @@ main = reproduce_cli(
     [phase_example, behaviour_dependence, periodic_vs_stationary, multiples],
     full_help="brief scale: 10^6 steps, 5 random POMDPs for the behaviour check, J*_L to L = 10",
 )
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -289,7 +289,3 @@ def _claims(full: bool, quick: bool = False) -> list[dict]:
 
 
 main = reproduce_cli(claims, details=details)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

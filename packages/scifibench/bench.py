@@ -111,6 +111,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="scifibench: kNN negative mining and bootstrap")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

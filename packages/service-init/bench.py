@@ -109,7 +109,3 @@ main = bench_cli(
     title="seeding time per call, ms (best of --repeat calls: 3, 1 with --quick)",
     extra_args=_extra_args,
 )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

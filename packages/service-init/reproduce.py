@@ -331,7 +331,3 @@ def _extra_args(parser):
 
 
 main = reproduce_cli(claims, full_help="more instances (slow)", extra_args=_extra_args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -146,7 +146,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="ms per generated token, batch 1, CPU, torch threads=1")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -253,7 +253,3 @@ def print_table(table: dict) -> None:
 
 
 main = reproduce_cli(claims, details=lambda args: TABLE)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -131,7 +131,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="K-SEQ selection cost and decoding speed, ms (best of repeats)")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -277,7 +277,3 @@ def claims(args) -> list[Claim]:
 
 
 main = reproduce_cli(claims, details=lambda args: DETAILS)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -159,7 +159,3 @@ def _trials(parser):
 
 
 main = reproduce_cli(claims, full_help="2000 trials instead of 400", extra_args=_trials)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

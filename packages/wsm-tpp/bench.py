@@ -73,7 +73,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="time per call, ms")
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

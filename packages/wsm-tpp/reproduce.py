@@ -212,7 +212,3 @@ def claim_rows(
 
 
 main = reproduce_cli(claims)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
