@@ -10,10 +10,12 @@ the same scores (checked on every run).
 
 from __future__ import annotations
 
-import numpy as np
-from papershelf_harness import Table, bench_cli, ratio, timeit_ms
+from functools import partial
 
+import numpy as np
 import symbol_llm as sl
+
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
 
 def problem(n_img, n_act, n_sym, rules_per_act, rng):
@@ -58,14 +60,14 @@ def run(args):
     for n_img, n_act, n_sym, rpa in configs:
         P, s1, rules, M, ra, cand = problem(n_img, n_act, n_sym, rpa, np.random.default_rng(0))
         name = f"{n_img} img x {n_act} act, {len(rules)} rules, {n_sym} symbols"
-        t_ours = timeit_ms(lambda: ours(P, s1, M, ra, cand, 2.0), repeat=7)
+        t_ours = timeit_ms(partial(ours, P, s1, M, ra, cand, 2.0), repeat=7)
         masks = [("candidates (1/4)", cand)]
         if n_img * n_act <= 50_000:
             masks.insert(0, ("all pairs", np.ones_like(cand)))
         for label, mask in masks:
             a = ours(P, s1, M, ra, mask, 2.0)
             np.testing.assert_allclose(a, notebook_loop(P, s1, rules, mask, 2.0), atol=1e-12)
-            t_loop = timeit_ms(lambda: notebook_loop(P, s1, rules, mask, 2.0), repeat=1, warmup=0)
+            t_loop = timeit_ms(partial(notebook_loop, P, s1, rules, mask, 2.0), repeat=1, warmup=0)
             table.add(
                 name,
                 label,

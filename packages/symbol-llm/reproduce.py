@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 
 import numpy as np
-from papershelf_harness import Claim, reproduce_cli
-
 import symbol_llm as sl
+
+from papershelf_harness import Claim, reproduce_cli
 
 N_ACT, N_SYM, N_IMG = 20, 60, 2000
 GRID = np.linspace(0.0, 6.0, 25)

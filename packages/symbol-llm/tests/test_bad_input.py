@@ -6,9 +6,9 @@ the rules the kinds do not cover (0/1 masks, probability ranges, protocols, the 
 
 import numpy as np
 import pytest
+import symbol_llm as sl
 from hypothesis import strategies as st
 
-import symbol_llm as sl
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -40,28 +40,55 @@ TNORM = frozenset(sl.TNORMS)
 CASES = [
     # logic
     suite.Mismatch("yes_no_prob.ln", "ln", lambda: sl.yes_no_prob(np.ones(3), np.ones(4))),
-    suite.Array("rule_scores.P", "P", lambda v: sl.rule_scores(v, np.ones((2, 3), bool)),
-                (5, 3), (2,)),
-    suite.Array("rule_scores.M", "M", lambda v: sl.rule_scores(np.full((5, 3), 0.5), v),
-                (2, 3), (2,), empty_ok=True),
+    suite.Array(
+        "rule_scores.P", "P", lambda v: sl.rule_scores(v, np.ones((2, 3), bool)), (5, 3), (2,)
+    ),
+    suite.Array(
+        "rule_scores.M",
+        "M",
+        lambda v: sl.rule_scores(np.full((5, 3), 0.5), v),
+        (2, 3),
+        (2,),
+        empty_ok=True,
+    ),
     suite.Mismatch("rule_scores.M", "M", lambda: sl.rule_scores(P, np.ones((2, 5), bool))),
     suite.keyword(suite.Option, sl.rule_scores, "tnorm", P, M, valid=TNORM),
-    suite.Array("activity_scores.P", "P",
-                lambda v: sl.activity_scores(v, np.ones((2, 3), bool), [0, 1], n_activities=2),
-                (5, 3), (2,)),
-    suite.Array("activity_scores.M", "M",
-                lambda v: sl.activity_scores(np.full((5, 3), 0.5), v, [0, 1], n_activities=2),
-                (2, 3), (2,)),
-    suite.Array("activity_scores.rule_activity", "rule_activity",
-                lambda v: sl.activity_scores(P, M[:1], v, n_activities=2), (1,), (1,)),
-    suite.Mismatch("activity_scores.rule_activity", "rule_activity",
-                   lambda: sl.activity_scores(P, M, [0, 1], n_activities=2)),
+    suite.Array(
+        "activity_scores.P",
+        "P",
+        lambda v: sl.activity_scores(v, np.ones((2, 3), bool), [0, 1], n_activities=2),
+        (5, 3),
+        (2,),
+    ),
+    suite.Array(
+        "activity_scores.M",
+        "M",
+        lambda v: sl.activity_scores(np.full((5, 3), 0.5), v, [0, 1], n_activities=2),
+        (2, 3),
+        (2,),
+    ),
+    suite.Array(
+        "activity_scores.rule_activity",
+        "rule_activity",
+        lambda v: sl.activity_scores(P, M[:1], v, n_activities=2),
+        (1,),
+        (1,),
+    ),
+    suite.Mismatch(
+        "activity_scores.rule_activity",
+        "rule_activity",
+        lambda: sl.activity_scores(P, M, [0, 1], n_activities=2),
+    ),
     suite.keyword(suite.Int, sl.activity_scores, "n_activities", P, M, RA, minimum=1),
-    suite.OutOfRange("activity_scores.rule_activity>=n", "rule_activity",
-                     lambda v: sl.activity_scores(P, M, [0, 1, v], n_activities=2),
-                     st.integers(2, 100)),
-    suite.keyword(suite.Option, sl.activity_scores, "tnorm", P, M, RA,
-                  kwargs={"n_activities": 2}, valid=TNORM),
+    suite.OutOfRange(
+        "activity_scores.rule_activity>=n",
+        "rule_activity",
+        lambda v: sl.activity_scores(P, M, [0, 1, v], n_activities=2),
+        st.integers(2, 100),
+    ),
+    suite.keyword(
+        suite.Option, sl.activity_scores, "tnorm", P, M, RA, kwargs={"n_activities": 2}, valid=TNORM
+    ),
     suite.keyword(suite.Option, sl.t_norm, "kind", np.ones(3), valid=TNORM),
     suite.keyword(suite.Int, sl.t_norm, "axis", np.ones((2, 3)), minimum=-2, maximum=1),
     # fusion
@@ -72,15 +99,19 @@ CASES = [
     suite.keyword(suite.Number, sl.fuse, "weight", S1, R, C),
     suite.Mismatch("fuse.weight", "weight", lambda: sl.fuse(S1, R, C, weight=np.ones(3))),
     suite.keyword(suite.Number, sl.fuse, "offset", S1, R, C, kwargs={"weight": 1.0}),
-    suite.Array("tune_weights.s1", "s1", lambda v: sl.tune_weights(v, R, Y, C, grid=GRID),
-                (6, 2), (2,)),
-    suite.Array("tune_weights.R", "R", lambda v: sl.tune_weights(S1, v, Y, C, grid=GRID),
-                (6, 2), (2,)),
-    suite.Array("tune_weights.grid", "grid", lambda v: sl.tune_weights(S1, R, Y, C, grid=v),
-                (3,), (1,)),
+    suite.Array(
+        "tune_weights.s1", "s1", lambda v: sl.tune_weights(v, R, Y, C, grid=GRID), (6, 2), (2,)
+    ),
+    suite.Array(
+        "tune_weights.R", "R", lambda v: sl.tune_weights(S1, v, Y, C, grid=GRID), (6, 2), (2,)
+    ),
+    suite.Array(
+        "tune_weights.grid", "grid", lambda v: sl.tune_weights(S1, R, Y, C, grid=v), (3,), (1,)
+    ),
     suite.Mismatch("tune_weights.Y", "Y", lambda: sl.tune_weights(S1, R, Y[:5], C, grid=GRID)),
-    suite.Mismatch("tune_weights.candidates", "candidates",
-                   lambda: sl.tune_weights(S1, R, Y, C[:5], grid=GRID)),
+    suite.Mismatch(
+        "tune_weights.candidates", "candidates", lambda: sl.tune_weights(S1, R, Y, C[:5], grid=GRID)
+    ),
     # metrics
     suite.Array("ap_11pt.scores", "scores", lambda v: sl.ap_11pt(v, [1, 0, 1]), (3,), (1,)),
     suite.Mismatch("ap_11pt.labels", "labels", lambda: sl.ap_11pt([0.1, 0.2, 0.3], [1, 0])),
@@ -102,11 +133,14 @@ CASES = [
 globals().update(suite.bad_input_suite(CASES))
 
 
-@pytest.mark.parametrize("fn, name", [
-    (lambda v: sl.rule_scores(v, M), "P"),
-    (lambda v: sl.activity_scores(v, M, RA, n_activities=2), "P"),
-    (lambda v: sl.t_norm(v), "values"),
-])
+@pytest.mark.parametrize(
+    "fn, name",
+    [
+        (lambda v: sl.rule_scores(v, M), "P"),
+        (lambda v: sl.activity_scores(v, M, RA, n_activities=2), "P"),
+        (lambda v: sl.t_norm(v), "values"),
+    ],
+)
 def test_probabilities_outside_unit_interval(fn, name):
     for bad in (P + 1.0, P - 1.0):
         assert_rejects(ValueError, name, fn, bad)
@@ -117,8 +151,9 @@ def test_masks_and_labels_must_be_zero_one():
     assert_rejects(ValueError, "candidates", sl.fuse, S1, R, C * 3, weight=1.0)
     assert_rejects(ValueError, "labels", sl.ap_11pt, [0.1, 0.2], [0, 2])
     assert_rejects(ValueError, "Y", sl.mean_ap, S1, Y * 2)
-    assert_rejects(ValueError, "rule_activity", sl.activity_scores, P, M, [0, -1, 1],
-                   n_activities=2)
+    assert_rejects(
+        ValueError, "rule_activity", sl.activity_scores, P, M, [0, -1, 1], n_activities=2
+    )
 
 
 def test_generator_protocol_arguments():
@@ -138,8 +173,13 @@ def test_parsers_and_scripted_llm_reject_non_strings():
     llm = sl.ScriptedLLM(["a"])
     assert_rejects(TypeError, "messages", llm.complete, "hi")
     assert_rejects(ValueError, "n", llm.complete, [{"role": "user", "content": "x"}], n=0)
-    assert_rejects(ValueError, "temperature", llm.complete, [{"role": "user", "content": "x"}],
-                   temperature=-1.0)
+    assert_rejects(
+        ValueError,
+        "temperature",
+        llm.complete,
+        [{"role": "user", "content": "x"}],
+        temperature=-1.0,
+    )
     with pytest.raises(RuntimeError, match="ran out"):
         llm.complete([{"role": "user", "content": "x"}], n=2)
 
@@ -154,11 +194,14 @@ def test_rule_base_rejects_bad_records():
     assert_rejects(TypeError, "activity", rb.rules_for, 3)
 
 
-@pytest.mark.parametrize("name, fn", [
-    ("ly", lambda v: sl.yes_no_prob(v, 0.0)),
-    ("ln", lambda v: sl.yes_no_prob(0.0, v)),
-    ("values", lambda v: sl.t_norm(v)),
-])
+@pytest.mark.parametrize(
+    "name, fn",
+    [
+        ("ly", lambda v: sl.yes_no_prob(v, 0.0)),
+        ("ln", lambda v: sl.yes_no_prob(0.0, v)),
+        ("values", lambda v: sl.t_norm(v)),
+    ],
+)
 def test_elementwise_arguments_of_any_shape(name, fn):
     # these accept any number of dimensions, so the generic wrong-ndim case does not apply
     for bad in (np.nan, [0.1, np.inf], np.full((2, 2, 2), np.nan)):

@@ -3,7 +3,6 @@ brute-force grid argmax."""
 
 import numpy as np
 import pytest
-
 import symbol_llm as sl
 
 
@@ -17,8 +16,10 @@ def test_fuse_formula_elementwise():
         for a in range(3):
             want = s1[i, a] + (w[a] * R[i, a] + 100.0 if c[i, a] else 0.0)
             assert out[i, a] == pytest.approx(want, abs=1e-12)
-    np.testing.assert_allclose(sl.fuse(s1[:, 0], R[:, 0], c[:, 0], weight=3.0, offset=7.0),
-                               s1[:, 0] + c[:, 0] * (3.0 * R[:, 0] + 7.0))
+    np.testing.assert_allclose(
+        sl.fuse(s1[:, 0], R[:, 0], c[:, 0], weight=3.0, offset=7.0),
+        s1[:, 0] + c[:, 0] * (3.0 * R[:, 0] + 7.0),
+    )
 
 
 def test_candidates_rank_above_non_candidates_and_others_keep_order():

@@ -4,7 +4,6 @@ released generate_rule.py."""
 
 import numpy as np
 import pytest
-
 import symbol_llm as sl
 from symbol_llm import ScriptedLLM
 
@@ -46,8 +45,16 @@ def run(replies, **kw):
 
 
 def test_cde_average_extends_eee_stops():
-    replies = ["1. hands holding handlebar", "(c)", "(d)", "(e)", cond("feet on pedals"),
-               "(e)", "(e)", "(e)"]
+    replies = [
+        "1. hands holding handlebar",
+        "(c)",
+        "(d)",
+        "(e)",
+        cond("feet on pedals"),
+        "(e)",
+        "(e)",
+        "(e)",
+    ]
     rb, llm = run(replies, max_loops=1)
     (rule,) = rb.rules
     assert rule.premises == ("hands holding handlebar", "feet on pedals")
@@ -58,8 +65,16 @@ def test_cde_average_extends_eee_stops():
 
 
 def test_one_symbol_rule_is_extended_once_even_when_entailed():
-    replies = ["1. hands holding handlebar", "(e)", "(e)", "(e)", cond("feet on pedals"),
-               "(e)", "(e)", "(e)"]
+    replies = [
+        "1. hands holding handlebar",
+        "(e)",
+        "(e)",
+        "(e)",
+        cond("feet on pedals"),
+        "(e)",
+        "(e)",
+        "(e)",
+    ]
     rb, _ = run(replies, max_loops=1)
     assert len(rb.rules[0].premises) == 2
     assert rb.rules[0].entailment == pytest.approx((0.95, 0.95))
@@ -67,8 +82,20 @@ def test_one_symbol_rule_is_extended_once_even_when_entailed():
 
 def test_exactly_stop_entailment_does_not_stop():
     # (d)(d)(d) = 0.9 is not above 0.9: extend again
-    replies = ["1. s0", "(a)", "(a)", "(a)", cond("s1"), "(d)", "(d)", "(d)", cond("s2"),
-               "(e)", "(e)", "(e)"]
+    replies = [
+        "1. s0",
+        "(a)",
+        "(a)",
+        "(a)",
+        cond("s1"),
+        "(d)",
+        "(d)",
+        "(d)",
+        cond("s2"),
+        "(e)",
+        "(e)",
+        "(e)",
+    ]
     rb, _ = run(replies, max_loops=1)
     assert rb.rules[0].premises == ("s0", "s1", "s2")
     assert rb.rules[0].entailment == pytest.approx((0.1, 0.9, 0.95))
@@ -83,13 +110,23 @@ def test_rules_are_capped_at_max_premises_without_a_final_check():
     assert rule.premises == ("s0", "s1", "s2", "s3", "s4")
     assert len(rule.entailment) == 4 and rule.entailment[0] == pytest.approx(0.7 / 3)
     assert len(llm.calls) == 1 + 4 * 4
-    rb3, _ = run(replies[:1 + 2 * 4], max_loops=1, max_premises=3)
+    rb3, _ = run(replies[: 1 + 2 * 4], max_loops=1, max_premises=3)
     assert rb3.rules[0].premises == ("s0", "s1", "s2")
 
 
 def test_unknown_counts_as_zero_and_unparsed_replies_are_asked_again():
-    replies = ["1. s0", "(f) unknown", "no idea", "(e)", "maybe?", "(f)", cond("s1"),
-               "(e)", "(e)", "(e)"]
+    replies = [
+        "1. s0",
+        "(f) unknown",
+        "no idea",
+        "(e)",
+        "maybe?",
+        "(f)",
+        cond("s1"),
+        "(e)",
+        "(e)",
+        "(e)",
+    ]
     rb, llm = run(replies, max_loops=1)
     assert rb.rules[0].entailment[0] == pytest.approx(0.95 / 3)
     assert len(llm.calls) == len(replies)
@@ -109,23 +146,45 @@ def test_query_budget_raises():
 
 
 def test_dedup_maps_paraphrases_to_known_symbols_and_queues_new_ones():
-    enc = TableEncoder({
-        "hands holding handlebar": unit(1, 0),
-        "hands gripping the handlebar": unit(1, 0.3),  # cos 0.958 >= 0.95: the known symbol
-        "feet on pedals": unit(0, 1),
-        "foot pushing a pedal": unit(0.3, 1),  # cos 0.958 with feet: dedup; 0.29 with handlebar
-        "legs astride the frame": unit(0, 0, 1),
-    })
+    enc = TableEncoder(
+        {
+            "hands holding handlebar": unit(1, 0),
+            "hands gripping the handlebar": unit(1, 0.3),  # cos 0.958 >= 0.95: the known symbol
+            "feet on pedals": unit(0, 1),
+            "foot pushing a pedal": unit(0.3, 1),  # cos 0.958 with feet: dedup; 0.29 with handlebar
+            "legs astride the frame": unit(0, 0, 1),
+        }
+    )
     replies = [
         "1. hands holding handlebar\n2. feet on pedals",
         # rule 1 from "hands holding handlebar"
-        "(c)", "(c)", "(c)", cond("hands gripping the handlebar"),
-        "(c)", "(c)", "(c)", cond("legs astride the frame"),
-        "(e)", "(e)", "(e)",
+        "(c)",
+        "(c)",
+        "(c)",
+        cond("hands gripping the handlebar"),
+        "(c)",
+        "(c)",
+        "(c)",
+        cond("legs astride the frame"),
+        "(e)",
+        "(e)",
+        "(e)",
         # rule 2 from "feet on pedals"
-        "(c)", "(c)", "(c)", cond("foot pushing a pedal"), "(e)", "(e)", "(e)",
+        "(c)",
+        "(c)",
+        "(c)",
+        cond("foot pushing a pedal"),
+        "(e)",
+        "(e)",
+        "(e)",
         # rule 3 from the queued new symbol "legs astride the frame"
-        "(c)", "(c)", "(c)", cond("hands holding handlebar"), "(e)", "(e)", "(e)",
+        "(c)",
+        "(c)",
+        "(c)",
+        cond("hands holding handlebar"),
+        "(e)",
+        "(e)",
+        "(e)",
     ]
     cos = unit(0, 1) @ unit(0.3, 1)
     assert cos > 0.95
@@ -138,8 +197,12 @@ def test_dedup_maps_paraphrases_to_known_symbols_and_queues_new_ones():
     ]
     assert len(llm.calls) == len(replies)
     # a stricter threshold keeps the paraphrase as a new symbol
-    rb2, _ = run(replies[:13] + ["(e)"] * 2 + [cond("x")] + ["(e)"] * 3,
-                 encoder=TableEncoder(enc.table), max_loops=2, dedup_threshold=0.99)
+    rb2, _ = run(
+        replies[:13] + ["(e)"] * 2 + [cond("x")] + ["(e)"] * 3,
+        encoder=TableEncoder(enc.table),
+        max_loops=2,
+        dedup_threshold=0.99,
+    )
     assert "hands gripping the handlebar" in rb2.symbols
 
 
@@ -169,8 +232,16 @@ def test_queue_exhausts_before_max_loops():
 
 
 def test_prompts_hold_the_release_phrases_and_premises_verbatim():
-    replies = ["1. hands holding the handlebar", "(e)", "(e)", "(e)",
-               cond("feet pushing the pedals"), "(e)", "(e)", "(e)"]
+    replies = [
+        "1. hands holding the handlebar",
+        "(e)",
+        "(e)",
+        "(e)",
+        cond("feet pushing the pedals"),
+        "(e)",
+        "(e)",
+        "(e)",
+    ]
     _, llm = run(replies, max_loops=1)
     prompts = [c["messages"][-1]["content"] for c in llm.calls]
     assert "What are his hands doing" in prompts[0] and ACT in prompts[0]
@@ -182,10 +253,23 @@ def test_prompts_hold_the_release_phrases_and_premises_verbatim():
 
 
 def test_parse_probability_choice_table():
-    table = {"(a)": 0.1, "(b) 0.5": 0.5, "(c)": 0.7, "I would say (d) 0.9.": 0.9, "(E)": 0.95,
-             "(f) unknown": 0.0, "d": 0.9, "e) 0.95": 0.95, "Answer: b": 0.5,
-             "(g)": None, "no idea": None, "": None, "(c) or (d)": None, "0.9": None,
-             "a person riding": None}
+    table = {
+        "(a)": 0.1,
+        "(b) 0.5": 0.5,
+        "(c)": 0.7,
+        "I would say (d) 0.9.": 0.9,
+        "(E)": 0.95,
+        "(f) unknown": 0.0,
+        "d": 0.9,
+        "e) 0.95": 0.95,
+        "Answer: b": 0.5,
+        "(g)": None,
+        "no idea": None,
+        "": None,
+        "(c) or (d)": None,
+        "0.9": None,
+        "a person riding": None,
+    }
     for text, want in table.items():
         assert sl.parse_probability_choice(text) == want, text
 
@@ -195,8 +279,7 @@ def test_parse_condition_and_symbols():
     assert sl.parse_condition('[condition] is: "feet on pedals"') == "feet on pedals"
     assert sl.parse_condition("hands gripping a cup.\nmore") == "hands gripping a cup"
     assert sl.parse_condition("   ") == ""
-    assert sl.parse_symbols("Sure:\n1. hands A\n2) hands B.\n3. hands A") == ["hands A",
-                                                                               "hands B"]
+    assert sl.parse_symbols("Sure:\n1. hands A\n2) hands B.\n3. hands A") == ["hands A", "hands B"]
     assert sl.parse_symbols("hands A\nhands B") == ["hands A", "hands B"]
     with pytest.raises(TypeError, match="text"):
         sl.parse_condition(None)

@@ -2,7 +2,6 @@
 papershelf-tinylm (test-hf group, run by `nox -s tests_extras`; skipped without torch)."""
 
 import pytest
-
 import symbol_llm as sl
 
 MSGS = [{"role": "system", "content": "s"}, {"role": "user", "content": "hi"}]
@@ -44,8 +43,15 @@ def test_hf_backend_on_a_trained_tiny_llama():
     assert len(sampled) == 3 and all(isinstance(t, str) for t in sampled)
     # a code-trained micro model does not answer the multiple choice: the budget ends the loop
     try:
-        rb = sl.generate_rules("riding a bicycle", llm, sl.HashingEncoder(), max_loops=1,
-                               max_premises=2, n_votes=1, max_queries=2)
+        rb = sl.generate_rules(
+            "riding a bicycle",
+            llm,
+            sl.HashingEncoder(),
+            max_loops=1,
+            max_premises=2,
+            n_votes=1,
+            max_queries=2,
+        )
     except RuntimeError as e:
         assert "max_queries" in str(e)
     else:

@@ -5,11 +5,10 @@ import math
 
 import numpy as np
 import pytest
+import symbol_llm as sl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-
-import symbol_llm as sl
 
 FEW = settings(max_examples=25, deadline=None)
 VALUES = [0.0, 0.3, 0.6, 1.0]
@@ -17,10 +16,20 @@ VALUES = [0.0, 0.3, 0.6, 1.0]
 # the two-premise truth tables, written out by hand
 HAND = {
     "min": {(0.3, 0.6): 0.3, (0.6, 0.6): 0.6, (1.0, 0.3): 0.3, (0.0, 1.0): 0.0, (1.0, 1.0): 1.0},
-    "product": {(0.3, 0.6): 0.18, (0.6, 0.6): 0.36, (1.0, 0.3): 0.3, (0.0, 1.0): 0.0,
-                (1.0, 1.0): 1.0},
-    "lukasiewicz": {(0.3, 0.6): 0.0, (0.6, 0.6): 0.2, (1.0, 0.3): 0.3, (0.0, 1.0): 0.0,
-                    (1.0, 1.0): 1.0},
+    "product": {
+        (0.3, 0.6): 0.18,
+        (0.6, 0.6): 0.36,
+        (1.0, 0.3): 0.3,
+        (0.0, 1.0): 0.0,
+        (1.0, 1.0): 1.0,
+    },
+    "lukasiewicz": {
+        (0.3, 0.6): 0.0,
+        (0.6, 0.6): 0.2,
+        (1.0, 0.3): 0.3,
+        (0.0, 1.0): 0.0,
+        (1.0, 1.0): 1.0,
+    },
 }
 
 
@@ -63,8 +72,9 @@ def test_matches_naive_loop_on_random_rule_bases(tnorm):
     P = rng.random((37, 11))
     M = rng.random((23, 11)) < 0.25
     M[0] = False  # an empty conjunction is true
-    np.testing.assert_allclose(sl.rule_scores(P, M, tnorm=tnorm), _naive_rules(P, M, tnorm),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        sl.rule_scores(P, M, tnorm=tnorm), _naive_rules(P, M, tnorm), rtol=0, atol=1e-12
+    )
     ra = rng.integers(0, 5, size=23)
     ra[ra == 3] = 4  # activity 3 has no rule
     want = np.zeros((37, 6))
@@ -85,8 +95,7 @@ def test_long_rules_and_mixed_premise_counts():
     for r in range(12):
         M[r, rng.choice(12, r + 1, replace=False)] = True  # 1 to 12 premises
     for t in sl.TNORMS:
-        np.testing.assert_allclose(sl.rule_scores(P, M, tnorm=t), _naive_rules(P, M, t),
-                                   atol=1e-12)
+        np.testing.assert_allclose(sl.rule_scores(P, M, tnorm=t), _naive_rules(P, M, t), atol=1e-12)
 
 
 def test_no_rules_gives_zero_evidence():
@@ -117,8 +126,7 @@ def test_more_rules_never_lower_more_premises_never_raise(P, M, extra, s):
     for t in sl.TNORMS:
         R = sl.rule_scores(P, M, tnorm=t)
         A = sl.activity_scores(P, M, np.zeros(4, int), n_activities=1, tnorm=t)
-        A2 = sl.activity_scores(P, np.vstack([M, extra]), np.zeros(5, int), n_activities=1,
-                                tnorm=t)
+        A2 = sl.activity_scores(P, np.vstack([M, extra]), np.zeros(5, int), n_activities=1, tnorm=t)
         assert np.all(A2 >= A - 1e-12)
         M2 = M.copy()
         M2[:, s] = True

@@ -4,22 +4,25 @@ import json
 
 import numpy as np
 import pytest
-
 import symbol_llm as sl
 from symbol_llm import Rule, RuleBase
 
 
 def make():
-    return RuleBase.from_dict({
-        "riding a bicycle": [["hands holding handlebar", "feet on pedals"], ["sitting on seat"]],
-        "pushing a bicycle": [["hands holding handlebar", "walking"]],
-    })
+    return RuleBase.from_dict(
+        {
+            "riding a bicycle": [
+                ["hands holding handlebar", "feet on pedals"],
+                ["sitting on seat"],
+            ],
+            "pushing a bicycle": [["hands holding handlebar", "walking"]],
+        }
+    )
 
 
 def test_to_matrix_and_rules_for():
     rb = make()
-    assert rb.symbols == ("hands holding handlebar", "feet on pedals", "sitting on seat",
-                          "walking")
+    assert rb.symbols == ("hands holding handlebar", "feet on pedals", "sitting on seat", "walking")
     m, ra = rb.to_matrix(["pushing a bicycle", "riding a bicycle", "eating"])
     np.testing.assert_array_equal(m, [[1, 1, 0, 0], [0, 0, 1, 0], [1, 0, 0, 1]])
     np.testing.assert_array_equal(ra, [1, 1, 0])
@@ -38,8 +41,10 @@ def test_json_round_trip(tmp_path):
     (tmp_path / "bad.json").write_text('{"symbols": [}')
     with pytest.raises(ValueError, match="line 1"):
         RuleBase.load(tmp_path / "bad.json")
-    json.dump({"symbols": ["a"], "rules": [{"activity": "x", "premises": ["zz"]}]},
-              open(tmp_path / "b2.json", "w"))
+    json.dump(
+        {"symbols": ["a"], "rules": [{"activity": "x", "premises": ["zz"]}]},
+        open(tmp_path / "b2.json", "w"),
+    )
     with pytest.raises(ValueError, match="not in symbols"):
         RuleBase.load(tmp_path / "b2.json")
 

@@ -46,14 +46,23 @@ def _check_reply(reply: Any, n: int, name: str = "llm") -> list[str]:
 
 def _check_messages(messages: Any) -> list[dict[str, str]]:
     if not isinstance(messages, list | tuple):
-        raise TypeError(f"messages must be a list of {{'role', 'content'}} dicts, got "
-                        f"{describe(messages)}")
+        raise TypeError(
+            f"messages must be a list of {{'role', 'content'}} dicts, got {describe(messages)}"
+        )
     if not messages:
         raise ValueError("messages must not be empty")
     for m in messages:
         if not isinstance(m, dict) or not isinstance(m.get("content"), str):
             raise TypeError(f"messages must hold {{'role', 'content'}} dicts, got {describe(m)}")
     return list(messages)
+
+
+def _check_call(messages: Any, n: Any, temperature: Any) -> tuple[list[dict[str, str]], int, float]:
+    return (
+        _check_messages(messages),
+        check_int(n, "n", minimum=1),
+        check_float(temperature, "temperature", minimum=0.0),
+    )
 
 
 class ScriptedLLM:
@@ -98,9 +107,7 @@ class ScriptedLLM:
     def complete(
         self, messages: list[dict[str, str]], *, n: int = 1, temperature: float = 0.0
     ) -> list[str]:
-        messages = _check_messages(messages)
-        n = check_int(n, "n", minimum=1)
-        temperature = check_float(temperature, "temperature", minimum=0.0)
+        messages, n, temperature = _check_call(messages, n, temperature)
         self.calls.append({"messages": copy.deepcopy(messages), "n": n, "temperature": temperature})
         if callable(self.replies):
             out = [self.replies(copy.deepcopy(messages)) for _ in range(n)]
@@ -134,7 +141,9 @@ class HFLLM:
         if not callable(getattr(model, "generate", None)):
             raise TypeError(f"model must have a generate method, got {describe(model)}")
         if not callable(tokenizer) or not callable(getattr(tokenizer, "decode", None)):
-            raise TypeError(f"tokenizer must be callable and have decode, got {describe(tokenizer)}")
+            raise TypeError(
+                f"tokenizer must be callable and have decode, got {describe(tokenizer)}"
+            )
         self.model = model
         self.tokenizer = tokenizer
         self.max_new_tokens = check_int(max_new_tokens, "max_new_tokens", minimum=1)
@@ -151,9 +160,7 @@ class HFLLM:
     ) -> list[str]:
         import torch  # lazily: the base package is torch-free
 
-        messages = _check_messages(messages)
-        n = check_int(n, "n", minimum=1)
-        temperature = check_float(temperature, "temperature", minimum=0.0)
+        messages, n, temperature = _check_call(messages, n, temperature)
         ids = self.tokenizer(self._prompt(messages), return_tensors="pt")["input_ids"]
         ids = ids.to(next(self.model.parameters()).device)
         kwargs: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
@@ -168,7 +175,9 @@ class HFLLM:
             kwargs.update(do_sample=False)
         with torch.no_grad():
             out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), **kwargs)
-        texts = [self.tokenizer.decode(row, skip_special_tokens=True) for row in out[:, ids.shape[1] :]]
+        texts = [
+            self.tokenizer.decode(row, skip_special_tokens=True) for row in out[:, ids.shape[1] :]
+        ]
         if temperature == 0:
             texts = texts[:1] * n
         return texts

@@ -78,7 +78,7 @@ def condition_prompt(activity: str, premises: Sequence[str]) -> str:
     return (
         f"In a picture, IF {premise}AND [condition] THEN [The person is {activity}.]\n"
         "[condition] is one concise phrase. The format is "
-        "\"<The person's hands/arms/hip/legs/feet> <verb> <object>\". What is [condition]?\n"
+        '"<The person\'s hands/arms/hip/legs/feet> <verb> <object>". What is [condition]?\n'
         "Output Format:\n[condition] is: [xxx].\n"
     )
 
@@ -274,7 +274,9 @@ def generate_rules(
 
     def check(premises: list[str]) -> float:
         votes = ask_until(
-            entailment_prompt(activity, premises), parse_probability_choice, n_votes,
+            entailment_prompt(activity, premises),
+            parse_probability_choice,
+            n_votes,
             "entailment check",
         )
         return round(math.fsum(votes) / len(votes), 12)

@@ -55,7 +55,9 @@ def ap_11pt(scores: Any, labels: Any) -> float:
     s = check_array(scores, "scores", ndim=1)
     y = _check_labels(labels, "labels", 1)
     if y.shape[0] != s.shape[0]:
-        raise ValueError(f"labels has {y.shape[0]} entries but scores has {s.shape[0]}; they must match")
+        raise ValueError(
+            f"labels has {y.shape[0]} entries but scores has {s.shape[0]}; they must match"
+        )
     return float(_ap_columns(s[:, None], y[:, None])[0])
 
 

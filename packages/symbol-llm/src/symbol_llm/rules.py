@@ -59,7 +59,9 @@ class Rule:
         if len(set(premises)) != len(premises):
             raise ValueError(f"premises must not repeat a symbol, got {list(premises)}")
         if isinstance(self.entailment, str | bytes) or not isinstance(self.entailment, Iterable):
-            raise TypeError(f"entailment must be a sequence of floats, got {describe(self.entailment)}")
+            raise TypeError(
+                f"entailment must be a sequence of floats, got {describe(self.entailment)}"
+            )
         ent = []
         for e in self.entailment:
             if isinstance(e, bool) or not isinstance(e, int | float | np.floating | np.integer):
@@ -190,8 +192,11 @@ class RuleBase:
         return {
             "symbols": list(self.symbols),
             "rules": [
-                {"activity": r.activity, "premises": list(r.premises),
-                 "entailment": list(r.entailment)}
+                {
+                    "activity": r.activity,
+                    "premises": list(r.premises),
+                    "entailment": list(r.entailment),
+                }
                 for r in self.rules
             ],
         }
