@@ -1,6 +1,6 @@
 """Reproduce the headline claims of SmallToLarge (S2L): Scalable Data Selection for Fine-tuning Large Language Models by Summarizing Training Trajectories of Small Models (NeurIPS 2024) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from scipy import stats
-
 import s2l_select as s2l
+from scipy import stats
 
 
 def reference_counts(labels, budget, min_cluster_size=3, strata=None):

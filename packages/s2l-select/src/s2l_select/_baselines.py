@@ -106,18 +106,16 @@ def datamap_select(
 
 
 def _pairwise_distances(e: np.ndarray) -> np.ndarray:
-    sq = np.einsum("ij,ij->i", e, e)
-    d2 = sq[:, None] + sq[None, :] - 2.0 * (e @ e.T)
-    np.maximum(d2, 0.0, out=d2)
-    np.fill_diagonal(d2, 0.0)
-    return np.sqrt(d2)
+    from scipy.spatial.distance import pdist, squareform
+
+    return squareform(pdist(e, "euclidean"))  # exact and symmetric, 0 on the diagonal
 
 
 def facility_location_select(embeddings: Any, budget: int) -> np.ndarray:
     """Greedy maximisation of the facility-location objective
     F(S) = sum_i max_{j in S} s_ij with s_ij = d_max - ||e_i - e_j||_2 (d_max the largest
-    pairwise distance), as in CRAIG. Each step adds the example of largest marginal gain (ties:
-    lowest index). Returns the indices in the order they were added. O(n^2) memory.
+    pairwise distance), as in CRAIG. Each step adds the example of largest marginal gain (ties,
+    up to 1e-9 relative: lowest index). Returns the indices in the order they were added. O(n^2) memory.
     """
     e = check_array(embeddings, "embeddings", ndim=2)
     n = e.shape[0]
@@ -130,7 +128,9 @@ def facility_location_select(embeddings: Any, budget: int) -> np.ndarray:
     for t in range(budget):
         gains = np.maximum(sim - best[:, None], 0.0).sum(axis=0)
         gains[chosen] = -np.inf
-        j = int(np.argmax(gains))
+        top = gains.max()
+        # ties (up to rounding: 1e-9 relative) go to the lowest index
+        j = int(np.flatnonzero(gains >= top - 1e-9 * max(1.0, abs(top)))[0])
         out[t] = j
         chosen[j] = True
         np.maximum(best, sim[:, j], out=best)

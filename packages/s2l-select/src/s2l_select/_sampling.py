@@ -109,9 +109,7 @@ def _balanced(
     strata_budget: dict = {}
     parts: list[np.ndarray] = []
     if strata is None:
-        parts += _sample_within(
-            labels, np.arange(n), budget, min_cluster_size, gen, None, log
-        )
+        parts += _sample_within(labels, np.arange(n), budget, min_cluster_size, gen, None, log)
         strata_budget[None] = budget
     else:
         keys, inverse, sizes = np.unique(strata, return_inverse=True, return_counts=True)
@@ -223,8 +221,7 @@ class S2LSelector:
         if strata is None:
             if self.n_clusters > n:
                 raise ValueError(
-                    f"n_clusters must be <= the number of trajectories ({n}), "
-                    f"got {self.n_clusters}"
+                    f"n_clusters must be <= the number of trajectories ({n}), got {self.n_clusters}"
                 )
             labels = self._cluster(x, self.n_clusters, gen)
             k_used[None] = self.n_clusters

@@ -18,8 +18,13 @@ def check_budget(budget: Any, n: int) -> int:
 
 
 def check_labels(labels: Any, name: str = "labels") -> np.ndarray:
-    """A non-empty 1-D integer array (an integral float array is accepted)."""
-    return check_array(labels, name, ndim=1, dtype="int")
+    """A non-empty 1-D integer array (int64). An integral float array is accepted; NaN/inf
+    is a ``ValueError``, a non-integral float a ``TypeError`` (as ``_checks`` does)."""
+    arr = check_array(labels, name, ndim=1, dtype="numeric")
+    if arr.dtype.kind == "f":
+        if not np.all(arr == np.round(arr)):
+            raise TypeError(f"{name} must hold integers, got non-integral {describe(arr)}")
+    return arr.astype(np.int64)
 
 
 def check_strata(strata: Any, n: int) -> np.ndarray | None:
@@ -44,7 +49,7 @@ def check_strata(strata: Any, n: int) -> np.ndarray | None:
             raise ValueError("strata must not be empty, got shape (0,)")
         arr = arr.astype(str)
     else:
-        arr = check_array(strata, "strata", ndim=1, dtype="int")
+        arr = check_labels(strata, "strata")
     if arr.shape[0] != n:
         raise ValueError(f"strata has {arr.shape[0]} entries but labels has {n}; they must match")
     return arr
