@@ -70,7 +70,11 @@ def _env(package: str, session_kind: str) -> dict[str, str]:
 
 def _pytest(session: nox.Session, package: str, marker: str) -> None:
     pkg = BY_NAME[package]
-    _sync(session, package, "test")
+    if marker == "slow":  # slow tests may need an integration: install all of them
+        _sync(session, package, "test", *_integration_groups(package), all_extras=True)
+        _install_unlocked_peers(session, package)
+    else:
+        _sync(session, package, "test")
     args = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", marker]
     args += ["--doctest-modules", f"src/{pkg.import_name}", "tests"]
     args += session.posargs
@@ -116,7 +120,9 @@ def tests_extras(session: nox.Session, package: str) -> None:
 @nox.session
 @nox.parametrize("package", NAMES)
 def tests_slow(session: nox.Session, package: str) -> None:
-    """Tests marked `slow` (and `gpu` ones, which skip without a device)."""
+    """Tests marked `slow` (and `gpu` ones, which skip without a device), with every extra,
+    `test-*` group and unlocked peer installed, so that a slow test of an integration (a torch
+    extra's training run) runs here rather than skipping in every session."""
     _pytest(session, package, "slow")
 
 
