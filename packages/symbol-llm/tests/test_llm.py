@@ -20,6 +20,13 @@ def test_scripted_llm_replays_in_order_and_records_calls():
         llm.complete(MSGS)
 
 
+def test_list_items_are_whole_answers():
+    llm = sl.ScriptedLLM([["a", "b"], "c"])
+    assert llm.complete(MSGS, n=2) == ["a", "b"] and llm.complete(MSGS) == ["c"]
+    with pytest.raises(ValueError, match="n=1"):
+        sl.ScriptedLLM([["a", "b"]]).complete(MSGS)
+
+
 def test_callable_script_answers_from_the_prompt():
     llm = sl.ScriptedLLM(lambda m: m[-1]["content"].upper())
     assert llm.complete(MSGS, n=2) == ["HI", "HI"] and llm.remaining is None

@@ -69,7 +69,8 @@ class ScriptedLLM:
     """An LLM that replays ``replies`` in order and records every call in ``.calls``.
 
     ``replies`` is a list of strings, one completion each (a call with ``n`` completions takes
-    the next ``n``), or a callable ``replies(messages) -> str`` that answers each completion
+    the next ``n``; an item that is a list of strings is the whole answer of one call), or a
+    callable ``replies(messages) -> str`` that answers each completion
     from the chat (a rule oracle, say). Running out of replies is a ``RuntimeError``.
     ``.calls[k]`` is ``{"messages": ..., "n": ..., "temperature": ...}`` (a deep copy), so a
     test can read every prompt that was sent.
@@ -90,10 +91,15 @@ class ScriptedLLM:
                 raise TypeError(
                     f"replies must be a list of str or a callable, got {describe(replies)}"
                 )
-            bad = [r for r in replies if not isinstance(r, str)]
-            if bad:
-                raise TypeError(f"replies must hold str, got {describe(bad[0])}")
-            self.replies = list(replies)
+            items: list[str | list[str]] = []
+            for r in replies:
+                if isinstance(r, str):
+                    items.append(r)
+                elif isinstance(r, list | tuple) and r and all(isinstance(x, str) for x in r):
+                    items.append(list(r))
+                else:
+                    raise TypeError(f"replies must hold str or lists of str, got {describe(r)}")
+            self.replies = items
         self.calls: list[dict[str, Any]] = []
         self._next = 0
 
@@ -112,14 +118,25 @@ class ScriptedLLM:
         if callable(self.replies):
             out = [self.replies(copy.deepcopy(messages)) for _ in range(n)]
             return _check_reply(out, n, "replies")
-        if self._next + n > len(self.replies):
-            raise RuntimeError(
-                f"ScriptedLLM ran out of replies: {len(self.replies)} scripted, "
-                f"{self._next} used, {n} asked"
-            )
-        out = self.replies[self._next : self._next + n]
-        self._next += n
-        return list(out)
+        if self._next < len(self.replies) and isinstance(self.replies[self._next], list):
+            item = self.replies[self._next]
+            if len(item) != n:
+                raise ValueError(
+                    f"scripted reply {self._next} holds {len(item)} completions, "
+                    f"the call asked n={n}"
+                )
+            self._next += 1
+            return list(item)
+        out: list[str] = []
+        while len(out) < n:
+            if self._next >= len(self.replies) or not isinstance(self.replies[self._next], str):
+                raise RuntimeError(
+                    f"ScriptedLLM ran out of replies: {len(self.replies)} scripted, "
+                    f"{self._next} used, {n} asked"
+                )
+            out.append(self.replies[self._next])
+            self._next += 1
+        return out
 
 
 def _format_chat(messages: list[dict[str, str]]) -> str:

@@ -189,13 +189,15 @@ class HashingEncoder:
 
 
 def _encoder_fn(encoder: Any) -> Callable[[list[str]], Any]:
-    fn = getattr(encoder, "encode", None)
-    if callable(fn):
-        return fn
+    for attr in ("encode", "encode_text"):
+        fn = getattr(encoder, attr, None)
+        if callable(fn):
+            return fn
     if callable(encoder):
         return encoder
     raise TypeError(
-        f"encoder must have an encode(texts) method or be callable, got {describe(encoder)}"
+        f"encoder must have an encode(texts) (or encode_text) method or be callable, "
+        f"got {describe(encoder)}"
     )
 
 
