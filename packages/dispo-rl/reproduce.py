@@ -265,6 +265,3 @@ def claims(args):
 
 
 main = reproduce_cli(claims)  # package, paper and --help from this file and pyproject.toml
-
-if __name__ == "__main__":
-    raise SystemExit(main())
