@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # import name -> distribution name, where they differ
 IMPORT_TO_DIST = {
     "sklearn": "scikit-learn",
+    "open_clip": "open-clip-torch",
     "yaml": "pyyaml",
     "PIL": "pillow",
     "cv2": "opencv-python",

@@ -181,6 +181,3 @@ main = reproduce_cli(
     [data_claims, bow_claims, lexical_claims, minilm_claims],
     full_help="MiniLM on all 4757 triplets (several minutes on 2 cores)",
 )
-
-if __name__ == "__main__":
-    raise SystemExit(main())
