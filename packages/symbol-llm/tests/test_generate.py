@@ -10,6 +10,10 @@ from symbol_llm import ScriptedLLM
 ACT = "riding a bicycle"
 
 
+def votes(letter):
+    return [f"({letter})"] * 3
+
+
 def cond(text):
     return f"[condition] is: [{text}]."
 
@@ -157,35 +161,13 @@ def test_dedup_maps_paraphrases_to_known_symbols_and_queues_new_ones():
     )
     replies = [
         "1. hands holding handlebar\n2. feet on pedals",
-        # rule 1 from "hands holding handlebar"
-        "(c)",
-        "(c)",
-        "(c)",
-        cond("hands gripping the handlebar"),
-        "(c)",
-        "(c)",
-        "(c)",
-        cond("legs astride the frame"),
-        "(e)",
-        "(e)",
-        "(e)",
-        # rule 2 from "feet on pedals"
-        "(c)",
-        "(c)",
-        "(c)",
-        cond("foot pushing a pedal"),
-        "(e)",
-        "(e)",
-        "(e)",
-        # rule 3 from the queued new symbol "legs astride the frame"
-        "(c)",
-        "(c)",
-        "(c)",
-        cond("hands holding handlebar"),
-        "(e)",
-        "(e)",
-        "(e)",
-    ]
+        # rule 1 from "hands holding handlebar"; rule 2 from "feet on pedals"; rule 3 from the
+        # queued new symbol "legs astride the frame"
+        *votes("c"), cond("hands gripping the handlebar"), *votes("c"),
+        cond("legs astride the frame"), *votes("e"),
+        *votes("c"), cond("foot pushing a pedal"), *votes("e"),
+        *votes("c"), cond("hands holding handlebar"), *votes("e"),
+    ]  # fmt: skip
     cos = unit(0, 1) @ unit(0.3, 1)
     assert cos > 0.95
     rb, llm = run(replies, encoder=enc)
@@ -279,6 +261,10 @@ def test_parse_condition_and_symbols():
     assert sl.parse_condition('[condition] is: "feet on pedals"') == "feet on pedals"
     assert sl.parse_condition("hands gripping a cup.\nmore") == "hands gripping a cup"
     assert sl.parse_condition("   ") == ""
+    # the release's ans.strip("[condition] is: ") strips characters and returned "hands on the sea"
+    assert sl.parse_condition("[condition] is: [hands on the seat]") == "hands on the seat"
+    # no "there is None" (the release swapped its object / no-object prompt branches)
+    assert "None" not in sl.entailment_prompt("riding", ["hands up"])
     assert sl.parse_symbols("Sure:\n1. hands A\n2) hands B.\n3. hands A") == ["hands A", "hands B"]
     assert sl.parse_symbols("hands A\nhands B") == ["hands A", "hands B"]
     with pytest.raises(TypeError, match="text"):
