@@ -80,6 +80,3 @@ def run(args):
 
 
 main = bench_cli(run, title="gnn-individualize: 1-WL refinement vs networkx WL hashing")
-
-if __name__ == "__main__":
-    raise SystemExit(main())

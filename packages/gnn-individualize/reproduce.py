@@ -324,6 +324,3 @@ def claims(args):
 
 
 main = reproduce_cli(claims, details=lambda args: dict(_DETAILS))
-
-if __name__ == "__main__":
-    raise SystemExit(main())
