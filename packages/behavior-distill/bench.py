@@ -91,6 +91,3 @@ def run(args) -> Table:
 
 
 main = bench_cli(run, title="reverse_hvp vs unroll meta-gradients", extra_args=extra_args)
-
-if __name__ == "__main__":
-    raise SystemExit(main())

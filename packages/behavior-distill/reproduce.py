@@ -346,6 +346,3 @@ main = reproduce_cli(
     details=details,
     full_help="5 seeds x 300 outer steps (the brief's scale; several minutes)",
 )
-
-if __name__ == "__main__":
-    raise SystemExit(main())
