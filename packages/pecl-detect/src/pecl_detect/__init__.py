@@ -1,6 +1,57 @@
-"""Progressive exploration-conformal pseudo-label selection for sparsely annotated oriented object detection: sparsifier, exact rotated-box IoU, VOC AP, conformal clue, multi-clue reward and a DDPG explorer."""
+"""pecl-detect: PECL pseudo-label selection for sparsely annotated oriented object detection.
 
-from importlib.metadata import version as _version
+The numpy core (sparsifier, oriented-box geometry, VOC AP, clues, evaluator, exploration loop)
+needs no torch; :class:`DDPGExplorer` needs the ``torch`` extra and is imported on first use.
+"""
 
-__version__ = _version("pecl-detect")
-__all__ = ["__version__"]
+from importlib.metadata import PackageNotFoundError, version
+
+from .clues import (
+    build_state,
+    conformal_clue,
+    entropy_bits,
+    evaluator_delta,
+    multi_clue_reward,
+    prototype_similarity,
+)
+from .geometry import obb_iou, obb_to_poly, poly_to_obb
+from .loop import explore_and_learn, explore_image
+from .metrics import voc_ap
+from .sparse import sparsify
+
+try:
+    __version__ = version("pecl-detect")
+except PackageNotFoundError:  # pragma: no cover - source tree without metadata
+    __version__ = "0.0.0"
+
+__all__ = [
+    "DDPGExplorer",
+    "__version__",
+    "build_state",
+    "conformal_clue",
+    "entropy_bits",
+    "evaluator_delta",
+    "explore_and_learn",
+    "explore_image",
+    "multi_clue_reward",
+    "obb_iou",
+    "obb_to_poly",
+    "poly_to_obb",
+    "prototype_similarity",
+    "sparsify",
+    "voc_ap",
+]
+
+
+def __getattr__(name):
+    if name == "DDPGExplorer":
+        try:
+            from .explorer import DDPGExplorer
+        except ModuleNotFoundError as e:  # pragma: no cover - depends on the environment
+            if e.name == "torch":
+                raise ImportError(
+                    "DDPGExplorer needs torch: pip install 'pecl-detect[torch]'"
+                ) from e
+            raise
+        return DDPGExplorer
+    raise AttributeError(f"module 'pecl_detect' has no attribute {name!r}")
