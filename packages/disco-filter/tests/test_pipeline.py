@@ -7,19 +7,10 @@ import copy
 import itertools
 import math
 
+import disco_filter as dfl
 import numpy as np
 import pytest
 from conftest import make_records, py_cosine, py_duration
-from disco_filter import (
-    AudioStage,
-    DedupStage,
-    DurationStage,
-    Pipeline,
-    PredicateStage,
-    Report,
-    TextStage,
-    ThresholdStage,
-)
 
 
 class CharEncoder:
@@ -102,19 +93,19 @@ def ref_pipeline(records, specs):
 
 def build(kind, param):
     if kind == "duration":
-        return DurationStage(param)
+        return dfl.DurationStage(param)
     if kind == "audio":
-        return AudioStage(param)
+        return dfl.AudioStage(param)
     if kind == "text":
-        return TextStage(
+        return dfl.TextStage(
             "search_query_youtube", "video_title_youtube", param, encoder=CharEncoder()
         )
     if kind == "threshold":
-        return ThresholdStage(*param)
+        return dfl.ThresholdStage(*param)
     if kind == "dedup":
-        return DedupStage(param)
+        return dfl.DedupStage(param)
     if kind == "predicate":
-        return PredicateStage(param)
+        return dfl.PredicateStage(param)
     raise AssertionError(kind)
 
 
@@ -149,7 +140,7 @@ def assert_same(kept, ref):
 
 @pytest.mark.parametrize("kind,param", SINGLE, ids=[f"{k}-{p}" for k, p in SINGLE])
 def test_each_stage_matches_python_loop(records, kind, param):
-    kept = list(Pipeline([build(kind, param)], batch_size=64).run(records))
+    kept = list(dfl.Pipeline([build(kind, param)], batch_size=64).run(records))
     ref, counts = ref_pipeline(records, [(kind, param)])
     assert_same(kept, ref)
     assert 0 < len(ref) <= len(records) or param in (1.0,)  # the cases are not all-or-nothing
@@ -169,12 +160,12 @@ SPECS = [
 
 @pytest.mark.parametrize("batch_size", [1, 7, 64, 4096])
 def test_pipeline_and_report_match_reference(records, batch_size):
-    pipe = Pipeline([build(k, p) for k, p in SPECS], batch_size=batch_size)
+    pipe = dfl.Pipeline([build(k, p) for k, p in SPECS], batch_size=batch_size)
     kept = list(pipe.run(records))
     ref, counts = ref_pipeline(records, SPECS)
     assert_same(kept, ref)
     rep = pipe.report
-    assert isinstance(rep, Report)
+    assert isinstance(rep, dfl.Report)
     assert rep.n_in == len(records) and rep.n_kept == len(ref)
     assert [(n, p) for _, n, p in rep.stages] == [tuple(c) for c in counts]
     assert [s.name for s in rep.stages] == [
@@ -209,7 +200,7 @@ def test_kept_set_is_intersection_and_order_free(records):
     ]
     assert expect
     for perm in itertools.permutations(STATELESS):
-        kept = list(Pipeline([build(k, p) for k, p in perm], batch_size=50).run(records))
+        kept = list(dfl.Pipeline([build(k, p) for k, p in perm], batch_size=50).run(records))
         assert [r["search_query_youtube"] for r in kept] == expect
 
 
@@ -228,7 +219,7 @@ class Source:
 
 def test_run_is_lazy_and_batched(records):
     src = Source(records)
-    pipe = Pipeline([DurationStage(0.0)], batch_size=10)
+    pipe = dfl.Pipeline([dfl.DurationStage(0.0)], batch_size=10)
     it = pipe.run(src)
     assert src.pulled == 0  # nothing read before iteration
     first = next(it)
@@ -240,10 +231,10 @@ def test_run_is_lazy_and_batched(records):
 
 def test_stages_see_only_survivors(records):
     seen = []
-    spy = PredicateStage(lambda r: seen.append(r["search_query_youtube"]) or True)
+    spy = dfl.PredicateStage(lambda r: seen.append(r["search_query_youtube"]) or True)
     enc = CharEncoder()
-    text = TextStage("search_query_youtube", "video_title_youtube", -1.0, encoder=enc)
-    pipe = Pipeline([DurationStage(0.95), spy, text], batch_size=32)
+    text = dfl.TextStage("search_query_youtube", "video_title_youtube", -1.0, encoder=enc)
+    pipe = dfl.Pipeline([dfl.DurationStage(0.95), spy, text], batch_size=32)
     list(pipe.run(records))
     ref, _ = ref_pipeline(records, [("duration", 0.95)])
     survivors = [r["search_query_youtube"] for r in ref]
@@ -267,13 +258,15 @@ def test_stages_see_only_survivors(records):
 
 def test_input_records_are_not_modified(records):
     before = copy.deepcopy(records[:50])
-    out = list(Pipeline([DurationStage(0.0), AudioStage(-1.0)]).run(records[:50]))
+    out = list(dfl.Pipeline([dfl.DurationStage(0.0), dfl.AudioStage(-1.0)]).run(records[:50]))
     assert records[:50] == before
     assert all("similarity_audio" in r and "similarity_duration" in r for r in out)
 
 
 def test_scores_written_back_match_recomputation(records):
-    out = list(Pipeline([DurationStage(0.0), AudioStage(-1.0)], batch_size=13).run(records))
+    out = list(
+        dfl.Pipeline([dfl.DurationStage(0.0), dfl.AudioStage(-1.0)], batch_size=13).run(records)
+    )
     assert len(out) == len(records)
     for r in out:
         assert r["similarity_audio"] == pytest.approx(
@@ -282,35 +275,35 @@ def test_scores_written_back_match_recomputation(records):
         assert r["similarity_duration"] == pytest.approx(
             py_duration(r["track_duration_spotify_ms"], r["video_duration_youtube_sec"]), abs=1e-15
         )
-    scores = AudioStage(0.0).score(records)
+    scores = dfl.AudioStage(0.0).score(records)
     np.testing.assert_allclose(scores, [r["similarity_audio"] for r in out], atol=1e-12)
 
 
 def test_dedup_spans_batches_and_runs_are_independent():
     recs = [{"k": i % 3, "i": i} for i in range(10)]
-    pipe = Pipeline([DedupStage("k")], batch_size=2)
+    pipe = dfl.Pipeline([dfl.DedupStage("k")], batch_size=2)
     assert [r["i"] for r in pipe.run(recs)] == [0, 1, 2]
     assert [r["i"] for r in pipe.run(recs)] == [0, 1, 2]  # fresh state for every run
-    two = Pipeline([DedupStage(("k", "j"))], batch_size=3)
+    two = dfl.Pipeline([dfl.DedupStage(("k", "j"))], batch_size=3)
     recs2 = [{"k": i % 2, "j": i % 3, "i": i} for i in range(12)]
     assert [r["i"] for r in two.run(recs2)] == [0, 1, 2, 3, 4, 5]
-    by_fn = Pipeline([DedupStage(lambda r: r["i"] // 4)])
+    by_fn = dfl.Pipeline([dfl.DedupStage(lambda r: r["i"] // 4)])
     assert [r["i"] for r in by_fn.run(recs)] == [0, 4, 8]
     lists = [{"e": [1, 2]}, {"e": [1, 2]}, {"e": [2, 1]}]
-    assert len(DedupStage("e")(lists)) == 2  # unhashable values compared by content
+    assert len(dfl.DedupStage("e")(lists)) == 2  # unhashable values compared by content
 
 
 def test_empty_input_and_no_stages():
-    pipe = Pipeline([DurationStage(0.5)])
+    pipe = dfl.Pipeline([dfl.DurationStage(0.5)])
     assert list(pipe.run([])) == []
-    assert pipe.report == Report(0, 0, [("DurationStage", 0, 0)])
-    ident = Pipeline([])
+    assert pipe.report == dfl.Report(0, 0, [("DurationStage", 0, 0)])
+    ident = dfl.Pipeline([])
     recs = [{"a": 1}, {"a": 2}]
     assert list(ident.run(recs)) == recs and ident.report.n_kept == 2
 
 
 def test_report_before_any_run():
-    rep = Pipeline([DurationStage(0.5), DedupStage("x")]).report
+    rep = dfl.Pipeline([dfl.DurationStage(0.5), dfl.DedupStage("x")]).report
     assert rep.n_in == 0 and rep.n_kept == 0
     assert rep.stages == [("DurationStage", 0, 0), ("DedupStage", 0, 0)]
 
@@ -318,56 +311,56 @@ def test_report_before_any_run():
 @pytest.mark.parametrize(
     "stage,record,reason",
     [
-        (DurationStage(0.5), {"video_duration_youtube_sec": 3.0}, "track_duration_spotify_ms"),
+        (dfl.DurationStage(0.5), {"video_duration_youtube_sec": 3.0}, "track_duration_spotify_ms"),
         (
-            DurationStage(0.5),
+            dfl.DurationStage(0.5),
             {"track_duration_spotify_ms": 3000, "video_duration_youtube_sec": math.nan},
             "finite",
         ),
         (
-            DurationStage(0.5),
+            dfl.DurationStage(0.5),
             {"track_duration_spotify_ms": 0, "video_duration_youtube_sec": 1.0},
             "> 0",
         ),
         (
-            DurationStage(0.5),
+            dfl.DurationStage(0.5),
             {"track_duration_spotify_ms": "3", "video_duration_youtube_sec": 1.0},
             "number",
         ),
-        (AudioStage(0.5), {"audio_embedding_spotify": [1.0] * 512}, "audio_embedding_youtube"),
+        (dfl.AudioStage(0.5), {"audio_embedding_spotify": [1.0] * 512}, "audio_embedding_youtube"),
         (
-            AudioStage(0.5),
+            dfl.AudioStage(0.5),
             {"audio_embedding_spotify": [1.0] * 511, "audio_embedding_youtube": [1.0] * 512},
             "512",
         ),
         (
-            AudioStage(0.5),
+            dfl.AudioStage(0.5),
             {"audio_embedding_spotify": [0.0] * 512, "audio_embedding_youtube": [1.0] * 512},
             "zeros",
         ),
         (
-            AudioStage(0.5),
+            dfl.AudioStage(0.5),
             {"audio_embedding_spotify": [math.nan] * 512, "audio_embedding_youtube": [1.0] * 512},
             "finite",
         ),
         (
-            AudioStage(0.5),
+            dfl.AudioStage(0.5),
             {"audio_embedding_spotify": ["0.1"] * 512, "audio_embedding_youtube": [1.0] * 512},
             "numbers",
         ),
         (
-            AudioStage(0.5),
+            dfl.AudioStage(0.5),
             {"audio_embedding_spotify": None, "audio_embedding_youtube": [1.0] * 512},
             "numbers",
         ),
-        (ThresholdStage("s", 0.5), {"t": 1.0}, "'s'"),
-        (ThresholdStage("s", 0.5), {"s": "1.0"}, "number"),
-        (ThresholdStage("s", 0.5), {"s": True}, "number"),
-        (ThresholdStage("s", 0.5), {"s": np.True_}, "number"),
-        (ThresholdStage("s", 0.5), {"s": None}, "number"),
-        (ThresholdStage("s", 0.5), {"s": math.nan}, "finite"),
-        (TextStage("q", "v", 0.5, encoder=CharEncoder()), {"q": "a", "v": None}, "'v'"),
-        (DedupStage("k"), {"j": 1}, "'k'"),
+        (dfl.ThresholdStage("s", 0.5), {"t": 1.0}, "'s'"),
+        (dfl.ThresholdStage("s", 0.5), {"s": "1.0"}, "number"),
+        (dfl.ThresholdStage("s", 0.5), {"s": True}, "number"),
+        (dfl.ThresholdStage("s", 0.5), {"s": np.True_}, "number"),
+        (dfl.ThresholdStage("s", 0.5), {"s": None}, "number"),
+        (dfl.ThresholdStage("s", 0.5), {"s": math.nan}, "finite"),
+        (dfl.TextStage("q", "v", 0.5, encoder=CharEncoder()), {"q": "a", "v": None}, "'v'"),
+        (dfl.DedupStage("k"), {"j": 1}, "'k'"),
     ],
 )
 def test_malformed_record_names_stage_and_position(records, stage, record, reason):
@@ -383,7 +376,7 @@ def test_malformed_record_names_stage_and_position(records, stage, record, reaso
     }
     stream = [dict(good, k=i) for i in range(7)] + [record]
     with pytest.raises(ValueError) as info:
-        list(Pipeline([stage], batch_size=3).run(stream))
+        list(dfl.Pipeline([stage], batch_size=3).run(stream))
     msg = str(info.value)
     assert "record 7" in msg and reason in msg and stage.name in msg
 
@@ -401,7 +394,7 @@ def test_numpy_embeddings_and_scalars_are_accepted():
         }
         for i in range(9)
     ]
-    out = Pipeline([AudioStage(-1.0), DurationStage(0.0)], batch_size=4).run(recs)
+    out = dfl.Pipeline([dfl.AudioStage(-1.0), dfl.DurationStage(0.0)], batch_size=4).run(recs)
     for r, i in zip(out, range(9)):
         assert r["similarity_audio"] == pytest.approx(
             py_cosine(a[i].tolist(), b[i].tolist()), abs=1e-9
@@ -411,20 +404,20 @@ def test_numpy_embeddings_and_scalars_are_accepted():
 
 def test_non_dict_record_is_a_type_error():
     with pytest.raises(TypeError, match="record 1"):
-        list(Pipeline([DedupStage("a")]).run([{"a": 1}, [1, 2]]))
+        list(dfl.Pipeline([dfl.DedupStage("a")]).run([{"a": 1}, [1, 2]]))
 
 
 def test_text_stage_field_names():
     enc = CharEncoder()
-    assert TextStage("search_query_youtube", "video_title_youtube", 0.5, encoder=enc).field == (
+    assert dfl.TextStage("search_query_youtube", "video_title_youtube", 0.5, encoder=enc).field == (
         "similarity_query_video_title"
     )
-    assert TextStage(
+    assert dfl.TextStage(
         "search_query_youtube", "video_description_youtube", 0.5, encoder=enc
     ).field == ("similarity_query_description")
-    assert TextStage("q", "title", 0.5, encoder=enc).field == "similarity_q_title"
+    assert dfl.TextStage("q", "title", 0.5, encoder=enc).field == "similarity_q_title"
     # a plain callable is an encoder too
-    stage = TextStage(
+    stage = dfl.TextStage(
         "q", "v", 0.99, encoder=lambda texts: np.array([py_char_vec(t) for t in texts])
     )
     out = stage([{"q": "abc", "v": "cab"}, {"q": "abc", "v": "xyz"}])
@@ -432,18 +425,19 @@ def test_text_stage_field_names():
 
 
 def test_encoder_returning_garbage_is_rejected():
-    bad = TextStage("q", "v", 0.5, encoder=lambda texts: np.ones((len(texts) + 1, 3)))
+    bad = dfl.TextStage("q", "v", 0.5, encoder=lambda texts: np.ones((len(texts) + 1, 3)))
     with pytest.raises(ValueError, match="encoder"):
         bad([{"q": "a", "v": "b"}])
-    nan = TextStage("q", "v", 0.5, encoder=lambda texts: np.full((len(texts), 3), np.nan))
+    nan = dfl.TextStage("q", "v", 0.5, encoder=lambda texts: np.full((len(texts), 3), np.nan))
     with pytest.raises(ValueError, match="encoder"):
         nan([{"q": "a", "v": "b"}])
 
 
 def test_large_stream_many_batches():
     recs = make_records(600, seed=5, dim=512, n_tracks=120)
-    pipe = Pipeline(
-        [DurationStage(0.9), AudioStage(0.7), DedupStage("track_id_spotify")], batch_size=64
+    pipe = dfl.Pipeline(
+        [dfl.DurationStage(0.9), dfl.AudioStage(0.7), dfl.DedupStage("track_id_spotify")],
+        batch_size=64,
     )
     kept = list(pipe.run(iter(recs)))
     ref, counts = ref_pipeline(
