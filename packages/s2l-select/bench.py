@@ -78,7 +78,9 @@ def run(args) -> Table:
         base_ms = base_inertia = None
         for name, fn in runs.items():
             out: list = []  # one timed call, its peak memory measured in the same call
-            timing = timeit_ms(lambda fn=fn: out.append(peak_memory(fn)), repeat=1, warmup=0)
+            timing = timeit_ms(
+                lambda fn=fn, out=out: out.append(peak_memory(fn)), repeat=1, warmup=0
+            )
             labels, peak = out[-1]
             inertia = _inertia(x, labels, k)
             if base_ms is None:

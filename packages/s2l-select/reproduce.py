@@ -27,9 +27,7 @@ def _data(seed, pool=None):
     from sklearn.model_selection import train_test_split
 
     x, y = load_digits(return_X_y=True)
-    xtr, xte, ytr, yte = train_test_split(
-        x / 16.0, y, test_size=0.3, random_state=seed, stratify=y
-    )
+    xtr, xte, ytr, yte = train_test_split(x / 16.0, y, test_size=0.3, random_state=seed, stratify=y)
     if pool is not None:  # --quick: a smaller pool and test set
         xtr, ytr, xte, yte = xtr[:pool], ytr[:pool], xte[: pool // 2], yte[: pool // 2]
     return xtr, xte, ytr, yte
@@ -57,9 +55,7 @@ def _trajectories(model, x, y, seed, epochs=EPOCHS, batch=64):
 def _linear_proxy(seed):
     from sklearn.linear_model import SGDClassifier
 
-    return SGDClassifier(
-        loss="log_loss", learning_rate="constant", eta0=0.01, random_state=seed
-    )
+    return SGDClassifier(loss="log_loss", learning_rate="constant", eta0=0.01, random_state=seed)
 
 
 def _mlp(seed, max_iter):
@@ -100,9 +96,7 @@ def _seed_run(seed, max_iter, k, pool):
     snap = s2l.cluster_trajectories(traj[:, -1:], n_clusters=k, rng=seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        mlp_traj = _trajectories(
-            _mlp(seed, 1).set_params(learning_rate_init=1e-3), xtr, ytr, seed
-        )
+        mlp_traj = _trajectories(_mlp(seed, 1).set_params(learning_rate_init=1e-3), xtr, ytr, seed)
         full = _mlp(seed, max_iter).fit(xtr, ytr)
     mlp_labels = s2l.cluster_trajectories(mlp_traj, n_clusters=k, rng=seed)
     subsets = {
