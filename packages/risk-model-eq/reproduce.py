@@ -22,10 +22,8 @@ import numpy as np
 import risk_model_eq as rme
 
 import papershelf_mdp as pm
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "risk-model-eq"
-PAPER = "Distributional Model Equivalence for Risk-Sensitive Reinforcement Learning (NeurIPS 2023)"
 LAM = 0.5
 DETAILS: dict = {}
 
@@ -339,26 +337,16 @@ def four_rooms_planning(args):
 
 
 def claims(args):
+    DETAILS.clear()
     yield from risky_choice(args)
     yield from four_rooms_mc(args)
     yield from nestedness(args)
     yield from planning_claims(args)
 
 
-def main(argv=None):
-    DETAILS.clear()
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="20 000 Monte-Carlo episodes per state, 3 nestedness seeds, and the Four "
-        "Rooms planning experiment (minutes)",
-        details=lambda args: dict(DETAILS),
-    )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+main = reproduce_cli(
+    claims,
+    full_help="20 000 Monte-Carlo episodes per state, 3 nestedness seeds, and the Four "
+    "Rooms planning experiment (minutes)",
+    details=lambda args: dict(DETAILS),
+)

@@ -16,13 +16,8 @@ from __future__ import annotations
 import numpy as np
 import sim2real_explore as se
 
-from papershelf_harness import Claim, reproduce_main
+from papershelf_harness import Claim, reproduce_cli
 
-PACKAGE = "sim2real-explore"
-PAPER = (
-    "Overcoming the Sim-to-Real Gap: Leveraging Simulation to Learn to Explore for Real-World RL "
-    "(NeurIPS 2024)"
-)
 ZETAS = (0.1, 0.5, 1.0)
 
 
@@ -327,6 +322,7 @@ def sac_claims(args, details):
 
 
 def claims(args):
+    CLAIM_DETAILS.clear()
     details = CLAIM_DETAILS
     yield from lock_claims(args, details)
     yield from coverage_claims(args, details)
@@ -347,21 +343,10 @@ def _extra_args(parser):
     )
 
 
-def main(argv=None):
-    CLAIM_DETAILS.clear()
-    return reproduce_main(
-        PACKAGE,
-        PAPER,
-        claims,
-        argv,
-        doc=__doc__,
-        quick=True,
-        full_help="more seeds: 50 lock seeds, 30 coverage instances, 40 selection seeds, 20 2-D "
-        "seeds, 6 SAC seeds",
-        extra_args=_extra_args,
-        details=lambda args: CLAIM_DETAILS,
-    )
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+main = reproduce_cli(
+    claims,
+    full_help="more seeds: 50 lock seeds, 30 coverage instances, 40 selection seeds, 20 2-D "
+    "seeds, 6 SAC seeds",
+    extra_args=_extra_args,
+    details=lambda args: dict(CLAIM_DETAILS),
+)
