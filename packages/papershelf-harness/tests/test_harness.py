@@ -160,10 +160,14 @@ def test_assert_rejects():
         assert_rejects(ValueError, "x", lambda: (_ for _ in ()).throw(ValueError("max bad")))
 
 
-def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
-    (tmp_path / "pyproject.toml").write_text(
+def _demo_pyproject(directory):
+    (directory / "pyproject.toml").write_text(
         '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
     )
+
+
+def test_reproduce_cli_reads_the_pyproject_beside_the_script(tmp_path):
+    _demo_pyproject(tmp_path)
     (tmp_path / "reproduce.py").write_text(
         "from papershelf_harness import Claim, reproduce_cli\n"
         "def claims(args):\n"
@@ -192,9 +196,7 @@ def test_a_script_without_a_main_guard_runs_as_a_program(tmp_path):
     import subprocess
     import sys
 
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
-    )
+    _demo_pyproject(tmp_path)
     (tmp_path / "reproduce.py").write_text(
         "from papershelf_harness import Claim, reproduce_cli\n"
         "def claims(args):\n"
@@ -214,9 +216,7 @@ def test_a_script_without_a_main_guard_runs_as_a_program(tmp_path):
 
 
 def test_reproduce_cli_chains_a_list_of_claims_functions(tmp_path):
-    (tmp_path / "pyproject.toml").write_text(
-        '[project]\nname = "demo-pkg"\n[tool.papershelf]\npaper = "A Paper"\nvenue = "NeurIPS 2024"\n'
-    )
+    _demo_pyproject(tmp_path)
     (tmp_path / "reproduce.py").write_text(
         "from papershelf_harness import Claim, reproduce_cli\n"
         "def first(args):\n"
