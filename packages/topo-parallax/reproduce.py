@@ -1,6 +1,6 @@
 """Reproduce the headline claims of Topological Parallax: A Geometric Specification for Deep Perception Models (NeurIPS 2023) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

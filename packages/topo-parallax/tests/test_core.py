@@ -8,9 +8,8 @@ import math
 
 import numpy as np
 import pytest
-from ripser import ripser
-
 import topo_parallax as tp
+from ripser import ripser
 from topo_parallax import _core, toys
 
 RNG = np.random.default_rng(1)
@@ -123,8 +122,13 @@ SQUARE = [(0, 1), (1, 2), (2, 3), (0, 3)]
         # two disjoint edges and an isolated vertex: three essential components
         (5, [(0, 1), (2, 3)], [0.5, 1.5], [[0, 0.5], [0, 1.5]] + [[0, math.inf]] * 3, []),
         # a pentagon with nothing else: essential cycle born with its last edge
-        (5, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)], [1, 1, 1, 1, 1.5],
-         [[0, 1]] * 4 + [[0, math.inf]], [[1.5, math.inf]]),
+        (
+            5,
+            [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)],
+            [1, 1, 1, 1, 1.5],
+            [[0, 1]] * 4 + [[0, math.inf]],
+            [[1.5, math.inf]],
+        ),
         # no edges at all
         (3, np.zeros((0, 2), int), [], [[0, math.inf]] * 3, []),
     ],

@@ -146,9 +146,7 @@ def _flag(n: int, edges: np.ndarray, lengths: np.ndarray, maxdim: int) -> list[n
 
     # an explicit sparse matrix: absent entries are edges never added. COO entries are passed to
     # ripser as they are, so a zero length (duplicate points) stays an edge and is not dropped.
-    dm = sparse.coo_matrix(
-        (lengths.astype(np.float64), (edges[:, 0], edges[:, 1])), shape=(n, n)
-    )
+    dm = sparse.coo_matrix((lengths.astype(np.float64), (edges[:, 0], edges[:, 1])), shape=(n, n))
     res = ripser(dm, maxdim=maxdim, distance_matrix=True)
     out = []
     for dgm in res["dgms"]:

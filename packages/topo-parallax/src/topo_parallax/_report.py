@@ -117,7 +117,9 @@ class ParallaxReport:
     @property
     def fraction_admissible(self) -> dict[float, float]:
         """``n_admissible / n_edges`` per ``tau`` (1.0 when there are no candidate edges)."""
-        return {t: (k / self.n_edges if self.n_edges else 1.0) for t, k in self.n_admissible.items()}
+        return {
+            t: (k / self.n_edges if self.n_edges else 1.0) for t, k in self.n_admissible.items()
+        }
 
 
 def _essential(dgms: list[np.ndarray]) -> tuple[int, ...]:
@@ -164,4 +166,3 @@ def parallax_report(
         n_edges=int(edges.shape[0]),
         n_admissible={t: int(np.count_nonzero(min_conf >= t)) for t in par},
     )
-

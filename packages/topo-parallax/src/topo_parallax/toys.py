@@ -37,7 +37,9 @@ def _radii(points: np.ndarray, center: np.ndarray | None) -> np.ndarray:
     if center is None:
         return np.linalg.norm(pts, axis=1)
     if center.shape[0] != pts.shape[1]:
-        raise ValueError(f"points have D={pts.shape[1]} but the model's center has {center.shape[0]}")
+        raise ValueError(
+            f"points have D={pts.shape[1]} but the model's center has {center.shape[0]}"
+        )
     return np.linalg.norm(pts - center, axis=1)
 
 
@@ -92,7 +94,9 @@ def balls_model(centers: Any, radii: Any) -> Callable[[np.ndarray], np.ndarray]:
     cs = check_array(centers, "centers", ndim=2)
     rs = check_array(radii, "radii", ndim=1)
     if rs.shape[0] != cs.shape[0]:
-        raise ValueError(f"radii must have one entry per centre: {cs.shape[0]} centres, {rs.shape[0]} radii")
+        raise ValueError(
+            f"radii must have one entry per centre: {cs.shape[0]} centres, {rs.shape[0]} radii"
+        )
     if np.any(rs <= 0):
         raise ValueError("radii must be positive")
 
@@ -134,4 +138,3 @@ def sample_disk(n: int, *, radius: float = 1.0, rng: Any = None) -> np.ndarray:
     """``n`` points uniform on the planar disk ``|z| <= radius``."""
     r = check_float(radius, "radius", minimum=0.0, min_inclusive=False)
     return sample_annulus(n, inner=0.0, outer=r, rng=rng)
-
