@@ -15,6 +15,9 @@ def _as_labels(labels):
     """A flat label array (one image) or a list of per-image label arrays."""
     if labels is None or isinstance(labels, str | bytes):
         raise TypeError(f"labels must be an array of class labels, got {type(labels).__name__}")
+    raw = labels if isinstance(labels, np.ndarray) else None
+    if raw is not None and raw.dtype.kind == "f" and not np.all(np.isfinite(raw)):
+        raise ValueError("labels must be finite class labels, got NaN or infinite values")
     if isinstance(labels, np.ndarray) or (
         isinstance(labels, list | tuple) and all(np.isscalar(v) for v in labels)
     ):
