@@ -1,6 +1,6 @@
 """Reproduce the headline claims of Cheaply Evaluating Inference Efficiency Metrics for Autoregressive Transformer APIs (NeurIPS 2023) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

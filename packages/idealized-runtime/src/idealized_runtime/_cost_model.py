@@ -9,17 +9,15 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_float, describe
+from ._checks import check_float, describe
+from ._validation import check_tokens
 
 __all__ = ["CostModel", "load_helm_json"]
 
 
 def _as_tokens(value: Any, name: str) -> np.ndarray:
     """Non-negative integer token counts (any shape; integral floats accepted)."""
-    arr = check_array(value, name, dtype="int", allow_empty=True)
-    if arr.size and arr.min() < 0:
-        raise ValueError(f"{name} must be >= 0, got {int(arr.min())}")
-    return arr
+    return check_tokens(value, name, minimum=0)
 
 
 def _check_alpha(alpha: Any) -> dict[int, float]:
@@ -139,7 +137,9 @@ class CostModel:
                 ) from None
             alpha[ki] = v
         overhead = d.get("overhead")
-        return cls(alpha, d["runtime_per_output_token"], overhead=0.0 if overhead is None else overhead)
+        return cls(
+            alpha, d["runtime_per_output_token"], overhead=0.0 if overhead is None else overhead
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, CostModel):
@@ -179,5 +179,3 @@ def load_helm_json(obj: Any) -> dict[str, CostModel]:
     if not obj:
         raise ValueError("obj must not be empty")
     return {str(name): CostModel.from_json(entry) for name, entry in obj.items()}
-
-

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_array, check_float, check_int
+from ._validation import check_tokens
 
 __all__ = ["accelerator_time", "dollar_cost", "flops_estimate"]
 
@@ -16,7 +17,7 @@ def _out(x: np.ndarray) -> Any:
 
 
 def _runtime(runtime: Any) -> np.ndarray:
-    arr = check_array(runtime, "runtime", allow_empty=True)
+    arr = check_array(runtime, "runtime", dtype="numeric", allow_empty=True).astype(np.float64)
     if arr.size and arr.min() < 0:
         raise ValueError(f"runtime must be >= 0 seconds, got {float(arr.min())}")
     return arr
@@ -42,12 +43,8 @@ def flops_estimate(h: int, layers: int, p: Any, o: Any) -> Any:
     """The FLOPs baseline ``24 * h**2 * layers * (p + o - 1)`` (vectorised in ``p`` and ``o``)."""
     h = check_int(h, "h", minimum=1)
     layers = check_int(layers, "layers", minimum=1)
-    parr = check_array(p, "p", dtype="int", allow_empty=True)
-    oarr = check_array(o, "o", dtype="int", allow_empty=True)
-    if parr.size and parr.min() < 0:
-        raise ValueError(f"p must be >= 0, got {int(parr.min())}")
-    if oarr.size and oarr.min() < 0:
-        raise ValueError(f"o must be >= 0, got {int(oarr.min())}")
+    parr = check_tokens(p, "p")
+    oarr = check_tokens(o, "o")
     try:
         tokens = np.add(parr, oarr) - 1
     except ValueError:
@@ -57,4 +54,3 @@ def flops_estimate(h: int, layers: int, p: Any, o: Any) -> Any:
     if tokens.size and tokens.min() < 0:
         raise ValueError("p + o must be >= 1 (a request with no tokens has no FLOPs estimate)")
     return _out(24.0 * float(h) ** 2 * layers * tokens.astype(np.float64))
-

@@ -34,10 +34,13 @@ class FitReport:
 
 
 def _check_records(records: Any) -> np.ndarray:
-    arr = check_array(records, "records", ndim=2, shape=(None, 3))
+    arr = check_array(records, "records", dtype="numeric", ndim=2, shape=(None, 3))
+    arr = arr.astype(np.float64, copy=False)
     p, o, s = arr[:, 0], arr[:, 1], arr[:, 2]
     if np.any(p != np.round(p)) or np.any(o != np.round(o)):
-        raise ValueError("records: prompt sizes p and output sizes o (columns 0, 1) must be integers")
+        raise ValueError(
+            "records: prompt sizes p and output sizes o (columns 0, 1) must be integers"
+        )
     if p.min() < 1:
         raise ValueError(f"records: prompt sizes p must be >= 1, got {p.min():g}")
     if o.min() < 1:

@@ -7,15 +7,14 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_int, describe
+from ._checks import check_int, describe
+from ._validation import check_tokens
 
 __all__ = ["profile_model"]
 
 
 def _sizes(value: Any, name: str) -> list[int]:
-    arr = check_array(value, name, ndim=1, dtype="int")
-    if arr.min() < 1:
-        raise ValueError(f"{name} must all be >= 1, got {int(arr.min())}")
+    arr = check_tokens(value, name, minimum=1, ndim=1, allow_empty=False)
     return [int(v) for v in arr]
 
 
@@ -46,7 +45,9 @@ def profile_model(
         if type(device).__module__.startswith("torch"):
             device = str(device)
         else:
-            raise TypeError(f"device must be a string such as 'cpu' or 'cuda', got {describe(device)}")
+            raise TypeError(
+                f"device must be a string such as 'cpu' or 'cuda', got {describe(device)}"
+            )
     try:
         import torch
         import transformers
