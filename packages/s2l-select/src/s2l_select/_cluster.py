@@ -33,9 +33,10 @@ def cluster_trajectories(
         Lloyd iterations (the paper: 20, faiss' ``niter``).
     backend
         ``"sklearn"`` (``KMeans``, one k-means++ start, ``max_iter=n_iter``, ``tol=0``) or
-        ``"faiss"`` (``faiss.Kmeans`` with ``niter=n_iter`` started from the same k-means++
-        centroids; faiss trains on at most 256 points per centroid, its default and the
-        original's). faiss is optional: ``pip install s2l-select[faiss]``.
+        ``"faiss"`` (``faiss.Kmeans`` with ``niter=n_iter``; like faiss' default and the
+        original code it trains on a uniform sample of at most 256 points per centroid, seeded
+        by k-means++ on that sample, then assigns every row to its nearest centroid). faiss is
+        optional: ``pip install s2l-select[faiss]``.
     rng
         None, an int seed or a ``numpy.random.Generator``.
 
@@ -75,6 +76,9 @@ def _sklearn_kmeans(x: np.ndarray, k: int, n_iter: int, seed: int) -> np.ndarray
     return np.asarray(labels, dtype=np.int64)
 
 
+_FAISS_POINTS_PER_CENTROID = 256
+
+
 def _faiss_kmeans(x: np.ndarray, k: int, n_iter: int, seed: int) -> np.ndarray:
     try:
         import faiss
@@ -85,8 +89,24 @@ def _faiss_kmeans(x: np.ndarray, k: int, n_iter: int, seed: int) -> np.ndarray:
     from sklearn.cluster import kmeans_plusplus
 
     x32 = np.ascontiguousarray(x, dtype=np.float32)
-    init, _ = kmeans_plusplus(x32, k, random_state=seed)
-    km = faiss.Kmeans(x32.shape[1], k, niter=n_iter, seed=seed, verbose=False)
-    km.train(x32, init_centroids=np.ascontiguousarray(init, dtype=np.float32))
+    n = x32.shape[0]
+    # faiss trains on at most 256 points per centroid (its default, as in the original code):
+    # draw that training sample here and seed it with k-means++ on the same points
+    cap = _FAISS_POINTS_PER_CENTROID * k
+    if n > cap:
+        sample = np.sort(np.random.default_rng(seed).choice(n, cap, replace=False))
+        train = x32[sample]
+    else:
+        train = x32
+    init, _ = kmeans_plusplus(train, k, random_state=seed)
+    km = faiss.Kmeans(
+        x32.shape[1],
+        k,
+        niter=n_iter,
+        seed=seed,
+        verbose=False,
+        max_points_per_centroid=_FAISS_POINTS_PER_CENTROID,
+    )
+    km.train(train, init_centroids=np.ascontiguousarray(init, dtype=np.float32))
     _, assign = km.index.search(x32, 1)
     return assign[:, 0].astype(np.int64)
