@@ -39,77 +39,36 @@ NUMBERS = [
         "clip_norm.level",
         "level",
         lambda v: cs.clip_norm(np.ones(3), v),
-        none_ok=False,
         inf_ok=True,
     ),
-    suite.Number(
-        "clip_level.noise_trace",
-        "noise_trace",
-        lambda v: cs.clip_level(v, 10),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.keyword(suite.Number, cs.clip_level, "delta", 1.0, 10, none_ok=False, inf_ok=False),
-    suite.keyword(suite.Number, cs.clip_level, "c", 1.0, 10, none_ok=False, inf_ok=False),
-    suite.keyword(
-        suite.Number, cs.clip_level, "grad_norm_init", 1.0, 10, none_ok=False, inf_ok=False
-    ),
-    suite.Number(
-        "strongly_convex_step.t",
-        "t",
-        lambda v: cs.strongly_convex_step(v),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.keyword(
-        suite.Number,
-        cs.strongly_convex_step,
-        "mu",
-        1,
-        kwargs={"L": 1000000000.0},
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.keyword(suite.Number, cs.strongly_convex_step, "L", 1, none_ok=False, inf_ok=False),
-    suite.keyword(suite.Number, cs.strongly_convex_step, "t0", 1, none_ok=True, inf_ok=False),
+    suite.Number("clip_level.noise_trace", "noise_trace", lambda v: cs.clip_level(v, 10)),
+    suite.keyword(suite.Number, cs.clip_level, "delta", 1.0, 10),
+    suite.keyword(suite.Number, cs.clip_level, "c", 1.0, 10),
+    suite.keyword(suite.Number, cs.clip_level, "grad_norm_init", 1.0, 10),
+    suite.Number("strongly_convex_step.t", "t", lambda v: cs.strongly_convex_step(v)),
+    suite.keyword(suite.Number, cs.strongly_convex_step, "mu", 1, kwargs={"L": 1000000000.0}),
+    suite.keyword(suite.Number, cs.strongly_convex_step, "L", 1),
+    suite.keyword(suite.Number, cs.strongly_convex_step, "t0", 1, none_ok=True),
     suite.Number(
         "project_ball.radius",
         "radius",
         lambda v: cs.project_ball(np.ones(2), v),
-        none_ok=False,
-        inf_ok=False,
     ),
-    suite.keyword(
-        suite.Number,
-        cs.ClippedSGD,
-        "mu",
-        2,
-        kwargs={"L": 1000000000.0},
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.keyword(suite.Number, cs.ClippedSGD, "L", 2, none_ok=False, inf_ok=False),
-    suite.keyword(suite.Number, cs.ClippedSGD, "t0", 2, none_ok=True, inf_ok=False),
-    suite.keyword(
-        suite.Number, cs.ClippedSGD, "lr", 2, kwargs={"step": 0.1}, none_ok=True, inf_ok=False
-    ),
+    suite.keyword(suite.Number, cs.ClippedSGD, "mu", 2, kwargs={"L": 1000000000.0}),
+    suite.keyword(suite.Number, cs.ClippedSGD, "L", 2),
+    suite.keyword(suite.Number, cs.ClippedSGD, "t0", 2, none_ok=True),
+    suite.keyword(suite.Number, cs.ClippedSGD, "lr", 2, kwargs={"step": 0.1}, none_ok=True),
     suite.keyword(suite.Number, cs.ClippedSGD, "clip", 2, none_ok=True, inf_ok=True),
-    suite.keyword(
-        suite.Number, cs.PlainSGD, "mu", 2, kwargs={"L": 1000000000.0}, none_ok=False, inf_ok=False
-    ),
+    suite.keyword(suite.Number, cs.PlainSGD, "mu", 2, kwargs={"L": 1000000000.0}),
     suite.Number(
         "ClippedSGD.projection.radius",
         "projection",
         lambda v: cs.ClippedSGD(2, projection=("ball", v)),
-        none_ok=False,
-        inf_ok=False,
     ),
-    suite.keyword(suite.Number, cs.median_of_means, "delta", XS, none_ok=False, inf_ok=False),
-    suite.keyword(
-        suite.Number, cs.geometric_median_of_means, "delta", XS, none_ok=False, inf_ok=False
-    ),
-    suite.keyword(suite.Number, cs.geometric_median, "tol", XS, none_ok=False, inf_ok=False),
-    suite.keyword(suite.Number, cs.heavy_tailed_noise, "tail", 3, none_ok=False, inf_ok=False),
+    suite.keyword(suite.Number, cs.median_of_means, "delta", XS),
+    suite.keyword(suite.Number, cs.geometric_median_of_means, "delta", XS),
+    suite.keyword(suite.Number, cs.geometric_median, "tol", XS),
+    suite.keyword(suite.Number, cs.heavy_tailed_noise, "tail", 3),
     suite.Number(
         "StreamingMean.clip",
         "clip",
@@ -117,36 +76,22 @@ NUMBERS = [
         none_ok=True,
         inf_ok=True,
     ),
-    suite.Number(
-        "StreamingMean.delta",
-        "delta",
-        lambda v: cs.StreamingMean(delta=v).fit(X),
-        none_ok=False,
-        inf_ok=False,
-    ),
-    suite.Number(
-        "StreamingMean.c", "c", lambda v: cs.StreamingMean(c=v).fit(X), none_ok=False, inf_ok=False
-    ),
+    suite.Number("StreamingMean.delta", "delta", lambda v: cs.StreamingMean(delta=v).fit(X)),
+    suite.Number("StreamingMean.c", "c", lambda v: cs.StreamingMean(c=v).fit(X)),
     suite.Number(
         "StreamingLinearRegression.mu",
         "mu",
         lambda v: cs.StreamingLinearRegression(mu=v, L=1e9).fit(X, Y),
-        none_ok=False,
-        inf_ok=False,
     ),
     suite.Number(
         "StreamingLinearRegression.L",
         "L",
         lambda v: cs.StreamingLinearRegression(mu=1e-9, L=v).fit(X, Y),
-        none_ok=False,
-        inf_ok=False,
     ),
     suite.Number(
         "StreamingLogisticRegression.c",
         "c",
         lambda v: cs.StreamingLogisticRegression(c=v).fit(X, S),
-        none_ok=False,
-        inf_ok=False,
     ),
 ]
 
@@ -277,8 +222,8 @@ OUT_OF_RANGE = [
 
 # --- integer arguments: (id, name, call, minimum, none_ok) ------------------------------------
 INTS = [
-    suite.Int("ClippedSGD.dim", "dim", lambda v: cs.ClippedSGD(v), minimum=1, none_ok=False),
-    suite.Int("PlainSGD.dim", "dim", lambda v: cs.PlainSGD(v), minimum=1, none_ok=False),
+    suite.Int("ClippedSGD.dim", "dim", lambda v: cs.ClippedSGD(v), minimum=1),
+    suite.Int("PlainSGD.dim", "dim", lambda v: cs.PlainSGD(v), minimum=1),
     suite.Int(
         "ClippedSGD.current_clip_level.t",
         "t",
@@ -286,36 +231,24 @@ INTS = [
         minimum=1,
         none_ok=True,
     ),
-    suite.Int(
-        "clip_level.horizon", "horizon", lambda v: cs.clip_level(1.0, v), minimum=1, none_ok=False
-    ),
+    suite.Int("clip_level.horizon", "horizon", lambda v: cs.clip_level(1.0, v), minimum=1),
     suite.keyword(suite.Int, cs.estimate_noise_trace, "n_blocks", XS, minimum=1, none_ok=True),
     suite.keyword(suite.Int, cs.median_of_means, "n_blocks", XS, minimum=1, none_ok=True),
     suite.keyword(suite.Int, cs.geometric_median_of_means, "n_blocks", XS, minimum=1, none_ok=True),
-    suite.keyword(suite.Int, cs.geometric_median, "max_iter", XS, minimum=1, none_ok=False),
-    suite.keyword(
-        suite.Int, cs.geometric_median_of_means, "max_iter", XS, minimum=1, none_ok=False
-    ),
-    suite.Int(
-        "heavy_tailed_noise.size",
-        "size",
-        lambda v: cs.heavy_tailed_noise(v),
-        minimum=0,
-        none_ok=False,
-    ),
+    suite.keyword(suite.Int, cs.geometric_median, "max_iter", XS, minimum=1),
+    suite.keyword(suite.Int, cs.geometric_median_of_means, "max_iter", XS, minimum=1),
+    suite.Int("heavy_tailed_noise.size", "size", lambda v: cs.heavy_tailed_noise(v), minimum=0),
     suite.Int(
         "heavy_tailed_noise.size[i]",
         "size",
         lambda v: cs.heavy_tailed_noise((2, v)),
         minimum=0,
-        none_ok=False,
     ),
     suite.Int(
         "StreamingMean.batch_size",
         "batch_size",
         lambda v: cs.StreamingMean(batch_size=v).fit(X),
         minimum=1,
-        none_ok=False,
     ),
     suite.Int(
         "StreamingMean.horizon",
@@ -329,7 +262,6 @@ INTS = [
         "batch_size",
         lambda v: cs.StreamingLinearRegression(batch_size=v).fit(X, Y),
         minimum=1,
-        none_ok=False,
     ),
     suite.Int(
         "StreamingLogisticRegression.horizon",
@@ -367,12 +299,8 @@ BOOLS = [
 
 # --- array arguments: (id, name, call, good shape, allowed ndims, none_ok) --------------------
 ARRAYS = [
-    suite.Array(
-        "clip_norm.v", "v", lambda v: cs.clip_norm(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
-    ),
-    suite.Array(
-        "project_ball.x", "x", lambda v: cs.project_ball(v, 1.0), (3,), (1, 2, 3, 4), none_ok=False
-    ),
+    suite.Array("clip_norm.v", "v", lambda v: cs.clip_norm(v, 1.0), (3,), (1, 2, 3, 4)),
+    suite.Array("project_ball.x", "x", lambda v: cs.project_ball(v, 1.0), (3,), (1, 2, 3, 4)),
     suite.keyword(
         suite.Array,
         cs.project_ball,
@@ -383,57 +311,28 @@ ARRAYS = [
         ndims=(1,),
         none_ok=True,
     ),
-    suite.Array(
-        "estimate_noise_trace.G",
-        "G",
-        lambda v: cs.estimate_noise_trace(v),
-        (10, 3),
-        (2,),
-        none_ok=False,
-    ),
-    suite.Array(
-        "sample_mean.X", "X", lambda v: cs.sample_mean(v), (10, 3), (2, 3, 4), none_ok=False
-    ),
-    suite.Array(
-        "median_of_means.X", "X", lambda v: cs.median_of_means(v), (10, 3), (2, 3, 4), none_ok=False
-    ),
-    suite.Array(
-        "geometric_median.Z",
-        "Z",
-        lambda v: cs.geometric_median(v),
-        (10, 3),
-        (2, 3, 4),
-        none_ok=False,
-    ),
+    suite.Array("estimate_noise_trace.G", "G", lambda v: cs.estimate_noise_trace(v), (10, 3), (2,)),
+    suite.Array("sample_mean.X", "X", lambda v: cs.sample_mean(v), (10, 3), (2, 3, 4)),
+    suite.Array("median_of_means.X", "X", lambda v: cs.median_of_means(v), (10, 3), (2, 3, 4)),
+    suite.Array("geometric_median.Z", "Z", lambda v: cs.geometric_median(v), (10, 3), (2, 3, 4)),
     suite.Array(
         "geometric_median_of_means.X",
         "X",
         lambda v: cs.geometric_median_of_means(v),
         (10, 3),
         (2, 3, 4),
-        none_ok=False,
     ),
     suite.keyword(
         suite.Array, cs.ClippedSGD, "x0", 2, shape=(2,), ndims=(1, 2, 3, 4), none_ok=True
     ),
-    suite.Array(
-        "ClippedSGD.step.g", "g", lambda v: cs.ClippedSGD(2).step(v), (2,), (1,), none_ok=False
-    ),
-    suite.Array(
-        "StreamingMean.fit.X",
-        "X",
-        lambda v: cs.StreamingMean().fit(v),
-        (20, 2),
-        (2,),
-        none_ok=False,
-    ),
+    suite.Array("ClippedSGD.step.g", "g", lambda v: cs.ClippedSGD(2).step(v), (2,), (1,)),
+    suite.Array("StreamingMean.fit.X", "X", lambda v: cs.StreamingMean().fit(v), (20, 2), (2,)),
     suite.Array(
         "StreamingMean.partial_fit.X",
         "X",
         lambda v: cs.StreamingMean().partial_fit(v),
         (20, 2),
         (2,),
-        none_ok=False,
     ),
     suite.Array(
         "StreamingLinearRegression.fit.X",
@@ -441,7 +340,6 @@ ARRAYS = [
         lambda v: cs.StreamingLinearRegression().fit(v, Y),
         (20, 2),
         (2,),
-        none_ok=False,
     ),
     suite.Array(
         "StreamingLinearRegression.fit.y",
@@ -460,12 +358,7 @@ ARRAYS = [
         none_ok=True,
     ),
     suite.Array(
-        "StreamingLinearRegression.predict.X",
-        "X",
-        lambda v: LINREG.predict(v),
-        (5, 2),
-        (2,),
-        none_ok=False,
+        "StreamingLinearRegression.predict.X", "X", lambda v: LINREG.predict(v), (5, 2), (2,)
     ),
     suite.Array(
         "StreamingLogisticRegression.fit.X",
@@ -473,7 +366,6 @@ ARRAYS = [
         lambda v: cs.StreamingLogisticRegression().fit(v, S),
         (20, 2),
         (2,),
-        none_ok=False,
     ),
     suite.Array(
         "StreamingLogisticRegression.predict_proba.X",
@@ -481,7 +373,6 @@ ARRAYS = [
         lambda v: LOGREG.predict_proba(v),
         (5, 2),
         (2,),
-        none_ok=False,
     ),
 ]
 

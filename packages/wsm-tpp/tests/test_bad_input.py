@@ -56,24 +56,12 @@ def _ids(cases):
 
 # --- real numbers: (id, name, call, none_ok) ----------------------------------------------
 NUMBERS = [
+    suite.Number("simulate_hawkes.mu", "mu", lambda v: simulate_hawkes(v, 0.5, 1.0, 5.0, rng=0)),
+    suite.Number("simulate_hawkes.A", "A", lambda v: simulate_hawkes(0.5, v, 1.0, 5.0, rng=0)),
     suite.Number(
-        "simulate_hawkes.mu",
-        "mu",
-        lambda v: simulate_hawkes(v, 0.5, 1.0, 5.0, rng=0),
-        none_ok=False,
+        "simulate_hawkes.beta", "beta", lambda v: simulate_hawkes(0.5, 0.5, v, 5.0, rng=0)
     ),
-    suite.Number(
-        "simulate_hawkes.A", "A", lambda v: simulate_hawkes(0.5, v, 1.0, 5.0, rng=0), none_ok=False
-    ),
-    suite.Number(
-        "simulate_hawkes.beta",
-        "beta",
-        lambda v: simulate_hawkes(0.5, 0.5, v, 5.0, rng=0),
-        none_ok=False,
-    ),
-    suite.Number(
-        "simulate_hawkes.T", "T", lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0), none_ok=False
-    ),
+    suite.Number("simulate_hawkes.T", "T", lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0)),
     suite.keyword(
         suite.Number,
         simulate_hawkes,
@@ -85,15 +73,8 @@ NUMBERS = [
         kwargs={"kernel": "gauss", "rng": 0},
         none_ok=True,
     ),
-    suite.Number(
-        "simulate_poisson.rate_fn",
-        "rate_fn",
-        lambda v: simulate_poisson(v, 5.0, rng=0),
-        none_ok=False,
-    ),
-    suite.Number(
-        "simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0), none_ok=False
-    ),
+    suite.Number("simulate_poisson.rate_fn", "rate_fn", lambda v: simulate_poisson(v, 5.0, rng=0)),
+    suite.Number("simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0)),
     suite.keyword(
         suite.Number,
         simulate_poisson,
@@ -103,25 +84,15 @@ NUMBERS = [
         kwargs={"rng": 0},
         none_ok=True,
     ),
-    suite.Number("weight.T", "T", lambda v: weight(TIMES, 0.0, v), none_ok=False),
-    suite.keyword(suite.Number, _fit, "mark_coef", id="fit.mark_coef", none_ok=False),
+    suite.Number("weight.T", "T", lambda v: weight(TIMES, 0.0, v)),
+    suite.keyword(suite.Number, _fit, "mark_coef", id="fit.mark_coef"),
     suite.keyword(suite.Number, _fit, "T", id="fit.T", none_ok=True),
+    suite.keyword(suite.Number, _fit, "sigma", kwargs={"method": "dsm"}, id="fit.sigma"),
+    suite.keyword(suite.Number, _fit, "sigma", id="fit.sigma.awsm"),
+    suite.keyword(suite.Number, _fit, "tol", id="fit.tol"),
+    suite.keyword(suite.Number, objective, "mark_coef", EXP2, [SEQ2], kwargs={"T": 10.0}),
     suite.keyword(
-        suite.Number, _fit, "sigma", kwargs={"method": "dsm"}, id="fit.sigma", none_ok=False
-    ),
-    suite.keyword(suite.Number, _fit, "sigma", id="fit.sigma.awsm", none_ok=False),
-    suite.keyword(suite.Number, _fit, "tol", id="fit.tol", none_ok=False),
-    suite.keyword(
-        suite.Number, objective, "mark_coef", EXP2, [SEQ2], kwargs={"T": 10.0}, none_ok=False
-    ),
-    suite.keyword(
-        suite.Number,
-        objective,
-        "sigma",
-        EXP1,
-        [SEQ1],
-        kwargs={"method": "dsm", "T": 10.0},
-        none_ok=False,
+        suite.Number, objective, "sigma", EXP1, [SEQ1], kwargs={"method": "dsm", "T": 10.0}
     ),
     suite.keyword(suite.Number, objective, "T", EXP1, [SEQ1], none_ok=True),
     suite.keyword(suite.Number, log_likelihood, "T", EXP1, [SEQ1], none_ok=True),
@@ -130,9 +101,9 @@ NUMBERS = [
         suite.Number, EXP1.score_terms, "T", SEQ1, id="ExpHawkes.score_terms.T", none_ok=True
     ),
     suite.keyword(suite.Number, ExpHawkes, "beta", 1, none_ok=True),
-    suite.keyword(suite.Number, GaussHawkes, "m", 1, none_ok=False),
-    suite.keyword(suite.Number, GaussHawkes, "sigma", 1, none_ok=False),
-    suite.keyword(suite.Number, InhomogeneousPoisson, "scale", 2, none_ok=False),
+    suite.keyword(suite.Number, GaussHawkes, "m", 1),
+    suite.keyword(suite.Number, GaussHawkes, "sigma", 1),
+    suite.keyword(suite.Number, InhomogeneousPoisson, "scale", 2),
 ]
 
 
@@ -264,7 +235,6 @@ ARRAYS = [
         lambda v: simulate_hawkes(v, np.zeros((2, 2)), 1.0, 5.0, rng=0),
         (2,),
         (1,),
-        empty_ok=False,
     ),
     suite.Array(
         "simulate_hawkes.A[K,K]",
@@ -272,14 +242,11 @@ ARRAYS = [
         lambda v: simulate_hawkes(np.ones(2), v, 1.0, 5.0, rng=0),
         (2, 2),
         (2,),
-        empty_ok=False,
     ),
-    suite.Array("weight.t", "t", lambda v: weight(v, 0.0, 100.0), (3,), (1,), empty_ok=False),
-    suite.Array(
-        "weight.tprev", "tprev", lambda v: weight(TIMES, v, 100.0), (3,), (0, 1), empty_ok=False
-    ),
-    suite.Array("weight.T[M]", "T", lambda v: weight(TIMES, 0.0, v), (3,), (0, 1), empty_ok=False),
-    suite.Array("fit.seqs.times", "seqs", lambda v: _fit(seqs=[v]), (3,), (1,), empty_ok=False),
+    suite.Array("weight.t", "t", lambda v: weight(v, 0.0, 100.0), (3,), (1,)),
+    suite.Array("weight.tprev", "tprev", lambda v: weight(TIMES, v, 100.0), (3,), (0, 1)),
+    suite.Array("weight.T[M]", "T", lambda v: weight(TIMES, 0.0, v), (3,), (0, 1)),
+    suite.Array("fit.seqs.times", "seqs", lambda v: _fit(seqs=[v]), (3,), (1,)),
     suite.keyword(
         suite.Array,
         _fit,
@@ -288,50 +255,21 @@ ARRAYS = [
         id="fit.T[S]",
         shape=(2,),
         ndims=(0, 1),
-        empty_ok=False,
     ),
     *(
         suite.Array(
-            f"{fn.__name__}.seqs.times",
-            "seqs",
-            lambda v, fn=fn: fn(EXP1, [v], T=10.0),
-            (3,),
-            (1,),
-            empty_ok=False,
+            f"{fn.__name__}.seqs.times", "seqs", lambda v, fn=fn: fn(EXP1, [v], T=10.0), (3,), (1,)
         )
         for fn in (objective, log_likelihood, type_accuracy)
     ),
-    suite.keyword(suite.Array, ExpHawkes, "mu", 2, shape=(2,), ndims=(1,), empty_ok=False),
-    suite.keyword(suite.Array, ExpHawkes, "A", 2, shape=(2, 2), ndims=(2,), empty_ok=False),
-    suite.keyword(suite.Array, GaussHawkes, "mu", 2, shape=(2,), ndims=(1,), empty_ok=False),
-    suite.keyword(suite.Array, GaussHawkes, "A", 2, shape=(2, 2), ndims=(2,), empty_ok=False),
-    suite.keyword(
-        suite.Array, InhomogeneousPoisson, "weights", 1, shape=(2,), ndims=(1,), empty_ok=False
-    ),
-    suite.Array(
-        "ExpHawkes.intensity.t",
-        "t",
-        lambda v: EXP1.intensity(v, SEQ1),
-        (3,),
-        (0, 1),
-        empty_ok=False,
-    ),
-    suite.Array(
-        "GaussHawkes.intensity.t",
-        "t",
-        lambda v: GAUSS1.intensity(v, SEQ1),
-        (3,),
-        (0, 1),
-        empty_ok=False,
-    ),
-    suite.Array(
-        "InhomogeneousPoisson.intensity.t",
-        "t",
-        lambda v: POIS.intensity(v),
-        (3,),
-        (0, 1),
-        empty_ok=False,
-    ),
+    suite.keyword(suite.Array, ExpHawkes, "mu", 2, shape=(2,), ndims=(1,)),
+    suite.keyword(suite.Array, ExpHawkes, "A", 2, shape=(2, 2), ndims=(2,)),
+    suite.keyword(suite.Array, GaussHawkes, "mu", 2, shape=(2,), ndims=(1,)),
+    suite.keyword(suite.Array, GaussHawkes, "A", 2, shape=(2, 2), ndims=(2,)),
+    suite.keyword(suite.Array, InhomogeneousPoisson, "weights", 1, shape=(2,), ndims=(1,)),
+    suite.Array("ExpHawkes.intensity.t", "t", lambda v: EXP1.intensity(v, SEQ1), (3,), (0, 1)),
+    suite.Array("GaussHawkes.intensity.t", "t", lambda v: GAUSS1.intensity(v, SEQ1), (3,), (0, 1)),
+    suite.Array("InhomogeneousPoisson.intensity.t", "t", lambda v: POIS.intensity(v), (3,), (0, 1)),
     suite.Array(
         "ExpHawkes.intensity.history",
         "history",
@@ -349,12 +287,7 @@ ARRAYS = [
         empty_ok=True,
     ),
     suite.Array(
-        "ExpHawkes.score_terms.seq",
-        "seq",
-        lambda v: EXP1.score_terms(v, T=10.0),
-        (3,),
-        (1,),
-        empty_ok=False,
+        "ExpHawkes.score_terms.seq", "seq", lambda v: EXP1.score_terms(v, T=10.0), (3,), (1,)
     ),
     suite.Array(
         "InhomogeneousPoisson.score_terms.seq",
@@ -362,7 +295,6 @@ ARRAYS = [
         lambda v: POIS.score_terms(v, T=10.0),
         (3,),
         (1,),
-        empty_ok=False,
     ),
 ]
 
