@@ -63,7 +63,48 @@ def recover_bipartite(udgs) -> list[frozenset]:
     g.add_edges_from(zip(*np.nonzero(np.triu(inter, 1)), strict=True))
     cliques = sorted({frozenset(int(v) for v in c) for c in nx.find_cliques(g)}, key=sorted)
     chosen = _smallest_cover(cliques, n)
+    chosen = _refine(chosen, graphs)
     return sorted(chosen, key=lambda s: (min(s), sorted(s)))
+
+
+def _refine(sets: list[frozenset], graphs: list[np.ndarray]) -> list[frozenset]:
+    """Re-derive the parents of every non-pure observed variable from its adjacency to the pure
+    children in every environment: the largest parent set P with, for all environments e and
+    hidden j, X_a -- pure(j) in UDG_e iff some p in P depends on j there (the union of all
+    consistent sets is consistent, so the largest is unique). Kept as is when none fits."""
+    k = len(sets)
+    pure = []
+    for i, s in enumerate(sets):
+        others = set().union(*(t for j, t in enumerate(sets) if j != i))
+        pure.append(sorted(s - others))
+    if any(not p for p in pure):
+        return sets
+    dep = []  # dep[e][p, j]: hidden p and j dependent in environment e
+    for g in graphs:
+        d = np.ones((k, k), dtype=bool)
+        for i in range(k):
+            for j in range(i + 1, k):
+                d[i, j] = d[j, i] = g[np.ix_(pure[i], pure[j])].mean() >= 0.5
+        dep.append(d)
+    pure_all = set().union(*map(set, pure))
+    n = graphs[0].shape[0]
+    parents = {a: {i for i, s in enumerate(sets) if a in s} for a in range(n) if a not in pure_all}
+    for a in parents:
+        row = [np.array([g[a, pure[j]].mean() >= 0.5 for j in range(k)]) for g in graphs]
+        cand = {
+            p
+            for p in range(k)
+            if all(not dep[e][p, j] for e in range(len(graphs)) for j in range(k) if not row[e][j])
+        }
+        ok = cand and all(
+            any(dep[e][p, j] for p in cand) for e in range(len(graphs)) for j in range(k) if row[e][j]
+        )
+        if ok:
+            parents[a] = cand
+    out = []
+    for i in range(k):
+        out.append(frozenset(pure[i]) | frozenset(a for a, ps in parents.items() if i in ps))
+    return out
 
 
 def _has_pure_children(sets) -> bool:
