@@ -65,6 +65,13 @@ def test_faiss_backend_agrees():
     labels = s2l.cluster_trajectories(x, n_clusters=6, backend="faiss", rng=0)
     assert labels.dtype == np.int64 and labels.min() >= 0 and labels.max() < 6
     assert adjusted_rand_score(truth, labels) == 1.0
+    # more rows than faiss trains on (256 per centroid): the sample path, every row assigned
+    x, truth = blobs(n_per=1000, k=3)
+    labels = s2l.cluster_trajectories(x, n_clusters=3, backend="faiss", rng=1)
+    assert labels.shape == (3000,) and adjusted_rand_score(truth, labels) == 1.0
+    np.testing.assert_array_equal(
+        labels, s2l.cluster_trajectories(x, n_clusters=3, backend="faiss", rng=1)
+    )
 
 
 def test_selector_end_to_end_with_strata():
