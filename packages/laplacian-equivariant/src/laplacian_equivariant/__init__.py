@@ -1,0 +1,33 @@
+"""Schur layers: automorphism-equivariant subgraph maps from the graph Laplacian's eigenspaces
+(Schur Nets, NeurIPS 2024)."""
+
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
+
+from .data import GraphBatch, Molecule, batch_graphs, synthetic_molecules
+from .layers import LinmapsLayer, SchurLayer
+from .models import SchurGNN
+from .spectral import eigenspace_projectors, laplacian_matrix, num_equivariant_maps
+from .subgraphs import cycle_adjacency, cycle_index, find_cycles
+
+try:
+    __version__ = _version("laplacian-equivariant")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.1.0"
+
+__all__ = [
+    "GraphBatch",
+    "LinmapsLayer",
+    "Molecule",
+    "SchurGNN",
+    "SchurLayer",
+    "__version__",
+    "batch_graphs",
+    "cycle_adjacency",
+    "cycle_index",
+    "eigenspace_projectors",
+    "find_cycles",
+    "laplacian_matrix",
+    "num_equivariant_maps",
+    "synthetic_molecules",
+]
