@@ -116,7 +116,9 @@ def test_hand_built_cases():
         udgs, shifts = _inputs(model, [2, 0, 1])
         assert sorted(map(sorted, lc.recover_bipartite(udgs))) == [[0, 3], [1, 3, 4], [2, 4]]
     udgs, _ = _inputs(collider, [2, 0, 1])
-    np.testing.assert_array_equal(lc.recover_latent_dag(collider.children(), udgs), collider.latent_adj)
+    np.testing.assert_array_equal(
+        lc.recover_latent_dag(collider.children(), udgs), collider.latent_adj
+    )
     udgs, shifts = _inputs(chain, [2, 0, 1])
     und = lc.recover_latent_dag(chain.children(), udgs)
     np.testing.assert_array_equal(und, [[0, 1, 0], [1, 0, 1], [0, 1, 0]])

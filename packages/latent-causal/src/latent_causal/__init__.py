@@ -11,7 +11,7 @@ from ._model import (
     sample,
     sample_environments,
 )
-from ._recover import LearnResult, learn, recover_bipartite, recover_latent_dag
+from ._recover import LearnResult, equivalence_class, learn, recover_bipartite, recover_latent_dag
 from ._stats import chatterjee_xi, estimate_shift_set, estimate_udg, hsic_pvalue
 
 __version__ = _version("latent-causal")
@@ -21,6 +21,7 @@ __all__ = [
     "__version__",
     "chatterjee_xi",
     "estimate_shift_set",
+    "equivalence_class",
     "estimate_udg",
     "hsic_pvalue",
     "learn",

@@ -43,6 +43,8 @@ def shd(estimated, true) -> int:
     a = check_array(estimated, "estimated", ndim=2, dtype="any").astype(bool)
     b = check_array(true, "true", ndim=2, dtype="any").astype(bool)
     if a.shape != b.shape or a.shape[0] != a.shape[1]:
-        raise ValueError(f"true must be square with the shape of estimated {a.shape}, got {b.shape}")
+        raise ValueError(
+            f"true must be square with the shape of estimated {a.shape}, got {b.shape}"
+        )
     iu = np.triu_indices(a.shape[0], 1)
     return int(np.sum((a[iu] != b[iu]) | (a.T[iu] != b.T[iu])))

@@ -61,7 +61,9 @@ class MeasurementModel:
         bip = _binary_matrix(bipartite, "bipartite")
         m = lat.shape[0]
         if lat.shape != (m, m) or m == 0:
-            raise ValueError(f"latent_adj must be a non-empty square (m, m) matrix, got {lat.shape}")
+            raise ValueError(
+                f"latent_adj must be a non-empty square (m, m) matrix, got {lat.shape}"
+            )
         if not is_acyclic(lat):
             raise ValueError("latent_adj must be acyclic (a DAG without self-loops), got a cycle")
         if bip.shape[0] == 0 or bip.shape[1] != m:
@@ -88,7 +90,9 @@ class MeasurementModel:
 
     def children(self) -> list[frozenset]:
         """ch(H_i) for each hidden variable i, as frozensets of observed indices."""
-        return [frozenset(np.flatnonzero(self.bipartite[:, i]).tolist()) for i in range(self.n_latent)]
+        return [
+            frozenset(np.flatnonzero(self.bipartite[:, i]).tolist()) for i in range(self.n_latent)
+        ]
 
     def parents(self, a: int) -> frozenset:
         """pa(X_a): the hidden parents of observed variable a."""
@@ -284,7 +288,9 @@ def sample_environments(
         raise TypeError(f"targets must be a sequence of hidden indices, got {describe(targets)}")
     targets = [_check_target(t, model) for t in targets]
     if len(set(targets)) != len(targets):
-        raise ValueError(f"targets must be distinct (one intervention per hidden variable), got {targets}")
+        raise ValueError(
+            f"targets must be distinct (one intervention per hidden variable), got {targets}"
+        )
     gen = check_rng(rng)
     w, v = _weights(model, gen)
     return [_draw(model, n_samples, t, sem, noise, shift, w, v, gen) for t in [None, *targets]]

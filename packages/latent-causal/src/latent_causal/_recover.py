@@ -5,16 +5,16 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import networkx as nx
 import numpy as np
 
 from ._checks import check_bool, check_int, describe
-from ._model import _binary_matrix, ancestor_closure
+from ._model import _binary_matrix
 from ._stats import _check_alpha, estimate_shift_set, estimate_udg
 
-__all__ = ["LearnResult", "learn", "recover_bipartite", "recover_latent_dag"]
+__all__ = ["LearnResult", "equivalence_class", "learn", "recover_bipartite", "recover_latent_dag"]
 
 MAX_EXHAUSTIVE = 5  # latent DAGs on up to 5 nodes are enumerated (29 281 DAGs)
 
@@ -97,7 +97,10 @@ def _refine(sets: list[frozenset], graphs: list[np.ndarray]) -> list[frozenset]:
             if all(not dep[e][p, j] for e in range(len(graphs)) for j in range(k) if not row[e][j])
         }
         ok = cand and all(
-            any(dep[e][p, j] for p in cand) for e in range(len(graphs)) for j in range(k) if row[e][j]
+            any(dep[e][p, j] for p in cand)
+            for e in range(len(graphs))
+            for j in range(k)
+            if row[e][j]
         )
         if ok:
             parents[a] = cand
@@ -139,7 +142,9 @@ def _smallest_cover(cliques: list[frozenset], n: int) -> list[frozenset]:
 
 def _check_children(children, n: int) -> list[frozenset]:
     if children is None or isinstance(children, str | bytes | np.ndarray):
-        raise TypeError(f"children must be a list of sets of observed indices, got {describe(children)}")
+        raise TypeError(
+            f"children must be a list of sets of observed indices, got {describe(children)}"
+        )
     try:
         sets = [frozenset(c) for c in children]
     except TypeError:
@@ -160,7 +165,10 @@ def _check_shift_sets(shift_sets, n_env: int, n: int) -> list[frozenset] | None:
     if isinstance(shift_sets, str | bytes | np.ndarray) or not isinstance(shift_sets, Sequence):
         raise TypeError(f"shift_sets must be a sequence of sets, got {describe(shift_sets)}")
     try:
-        sets = [frozenset(int(check_int(a, "shift_sets", minimum=0, maximum=n - 1)) for a in s) for s in shift_sets]
+        sets = [
+            frozenset(int(check_int(a, "shift_sets", minimum=0, maximum=n - 1)) for a in s)
+            for s in shift_sets
+        ]
     except TypeError as e:
         if "shift_sets" in str(e):
             raise
@@ -176,7 +184,7 @@ def _check_shift_sets(shift_sets, n_env: int, n: int) -> list[frozenset] | None:
     return sets
 
 
-@lru_cache(maxsize=None)
+@cache
 def _all_dags(k: int) -> np.ndarray:
     """Every DAG on k labelled nodes, (N, k, k) bool."""
     iu = np.triu_indices(k, 1)
@@ -237,8 +245,11 @@ def _hidden_level(children: list[frozenset], n: int):
     return dependence, descendants
 
 
-def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
-    """Recover the latent DAG among the hidden variables with children sets ``children``.
+def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
+    """The latent DAGs (N, k, k) bool that best explain the inputs of :func:`recover_latent_dag`
+    (zero mismatches for oracle inputs): every DAG and injective assignment of environments
+    to targets is scored by the number of hidden-level dependences (and descendant-set
+    memberships, with ``shift_sets``) it gets wrong; the minimisers are returned.
 
     ``udgs[0]`` is the observational dependency graph, ``udgs[1:]`` come from environments with
     at most one unknown hard intervention per hidden variable, in any order. Optional
@@ -270,7 +281,7 @@ def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
             f"exhaustively and supports at most {MAX_EXHAUSTIVE}"
         )
     if k == 1:
-        return np.zeros((1, 1), dtype=int)
+        return np.zeros((1, 1, 1), dtype=bool)
     dependence, descendants = _hidden_level(sets, n)
     iu = np.triu_indices(k, 1)
     obs_d = dependence(graphs[0])[iu]
@@ -293,7 +304,27 @@ def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
         total = cost0 + best
     else:
         total = cost0
-    cls = dags[total == total.min()]
+    return dags[total == total.min()]
+
+
+def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
+    """Recover the latent DAG among the hidden variables with children sets ``children``.
+
+    ``udgs[0]`` is the observational dependency graph, ``udgs[1:]`` come from environments with
+    at most one unknown hard intervention per hidden variable, in any order. Optional
+    ``shift_sets``: per interventional environment the set of observed variables whose
+    distribution shifted (one per ``udgs[1:]``, or one per ``udgs`` with an empty first set).
+
+    The hidden-level dependence pattern of each environment (pure children's adjacency) is
+    matched against every latent DAG and every injective assignment of environments to targets
+    (exhaustive for up to 5 hidden variables); the DAGs of minimal mismatch form the
+    equivalence class. Returns a (k, k) int matrix in the order of ``children``:
+    A[i, j] = 1, A[j, i] = 0: H_i -> H_j in every DAG of the class; A[i, j] = A[j, i] = 1: an
+    edge present in every DAG of the class with either orientation (not identifiable);
+    0 both ways: no edge (or an edge present in only some DAGs of the class).
+    """
+    cls = equivalence_class(children, udgs, shift_sets=shift_sets)
+    k = cls.shape[1]
     present = (cls | np.swapaxes(cls, 1, 2)).all(axis=0)
     directed_all = cls.all(axis=0)
     out = np.zeros((k, k), dtype=int)
@@ -322,7 +353,9 @@ class LearnResult:
     shift_sets: tuple | None
 
 
-def learn(envs, *, test: str = "pearson", alpha: float = 0.01, use_shifts: bool = True) -> LearnResult:
+def learn(
+    envs, *, test: str = "pearson", alpha: float = 0.01, use_shifts: bool = True
+) -> LearnResult:
     """End to end: ``envs[0]`` observational samples (n_samples, n), ``envs[1:]`` samples under
     unknown single-node latent interventions (any order). Estimates each environment's
     dependency graph (:func:`estimate_udg`), with ``use_shifts`` also the shift sets
