@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Any
 
@@ -83,15 +84,23 @@ def profile_model(
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     gen = torch.Generator().manual_seed(0)
 
+    # transformers 5.x calls the KV cache `cache` (`past_key_values` before, deprecated since)
+    params = inspect.signature(model.forward).parameters
+    cache_kw = "cache" if "cache" in params else "past_key_values"
+
+    def cache_of(out: Any) -> Any:
+        c = getattr(out, "cache", None)
+        return c if c is not None else out.past_key_values
+
     def one_run(prompt: torch.Tensor, o: int) -> float:
         sync()
         start = time.perf_counter()
         out = model(input_ids=prompt, use_cache=True)
         nxt = out.logits[:, -1:].argmax(-1)
-        past = out.past_key_values
+        past = cache_of(out)
         for _ in range(o - 1):
-            out = model(input_ids=nxt, past_key_values=past, use_cache=True)
-            past = out.past_key_values
+            out = model(input_ids=nxt, use_cache=True, **{cache_kw: past})
+            past = cache_of(out)
             nxt = out.logits[:, -1:].argmax(-1)
         sync()
         return time.perf_counter() - start
