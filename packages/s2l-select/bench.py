@@ -1,6 +1,6 @@
 """Clustering a large loss-trajectory pool: scikit-learn vs faiss K-means.
 
-An n x 12 float16 memmap of synthetic loss trajectories (n = 10^6; --quick: 2 x 10^4), K = 100
+An n x 12 float16 memmap of synthetic loss trajectories (n = 10^6; --quick: 10^4), K = 100
 (--quick: 20), 20 iterations, as in the paper's set-up (faiss K-means, 20 iterations, about 12
 checkpoints). Rows: cluster_trajectories with backend="sklearn" (the baseline of the ratio),
 backend="faiss" (k-means++ on faiss' training sample of <= 256 points per centroid), and faiss.Kmeans run as in the original code (its own
@@ -57,7 +57,7 @@ def run(args) -> Table:
     import s2l_select as s2l
     import sklearn.cluster  # noqa: F401  (imported before timing: not part of a call's cost)
 
-    n, k = (20_000, 20) if args.quick else (1_000_000, 100)
+    n, k = (10_000, 20) if args.quick else (1_000_000, 100)
     table = Table(["config", "backend", "ms", "peak_MiB", "inertia_vs_sklearn", "ratio"])
     notes: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
