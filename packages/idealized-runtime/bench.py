@@ -14,30 +14,9 @@ import numpy as np
 from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
 
-def helm_loop(entry: dict, ps, os_) -> list[float]:
-    """HELM's rule, one request at a time (its dict of string keys parsed per request, as HELM does)."""
-    out = []
-    for p, o in zip(ps, os_, strict=True):
-        table = {int(k): v for k, v in entry["runtime_for_prompt_tokens"].items()}
-        prompt = None
-        for key in sorted(table):
-            if p <= key:
-                prompt = table[key] * (p / key)
-                break
-        if prompt is None:
-            largest = max(table)
-            prompt = table[largest] * (p / largest)
-        t = prompt
-        if o > 0:
-            t += entry["runtime_per_output_token"] * (o - 1)
-        if entry.get("overhead") is not None:
-            t += entry["overhead"]
-        out.append(t)
-    return out
-
-
 def run(args):
     import idealized_runtime as ir
+    from idealized_runtime._helm_loop import helm_loop_runtime as helm_loop
     from idealized_runtime._reference_data import IDEALIZED_JSON
 
     notes = (

@@ -6,26 +6,8 @@ import pickle
 import idealized_runtime as ir
 import numpy as np
 import pytest
+from idealized_runtime._helm_loop import helm_loop_runtime
 from idealized_runtime._reference_data import DENOISED_JSON, IDEALIZED_JSON
-
-
-def helm_rule(entry: dict, p: int, o: int) -> float:
-    """HELM's loop (efficiency_metrics.py), restated: smallest key >= p, else the largest."""
-    table = {int(k): v for k, v in entry["runtime_for_prompt_tokens"].items()}
-    prompt = None
-    for key in sorted(table):
-        if p <= key:
-            prompt = table[key] * (p / key)
-            break
-    if prompt is None:
-        largest = max(table)
-        prompt = table[largest] * (p / largest)
-    t = prompt
-    if o > 0:
-        t += entry["runtime_per_output_token"] * (o - 1)
-    if entry.get("overhead") is not None:
-        t += entry["overhead"]
-    return t
 
 
 @pytest.mark.parametrize(
@@ -38,7 +20,7 @@ def test_vectorised_lookup_equals_helm_loop(table, refs):
     assert set(refs) == set(table)
     for name, entry in table.items():
         ours = refs[name].runtime(p, o)
-        naive = np.array([helm_rule(entry, int(a), int(b)) for a, b in zip(p, o, strict=True)])
+        naive = np.array(helm_loop_runtime(entry, p.tolist(), o.tolist()))
         np.testing.assert_allclose(ours, naive, rtol=1e-12, atol=0)
 
 

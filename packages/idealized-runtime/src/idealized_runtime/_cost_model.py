@@ -20,6 +20,15 @@ def _as_tokens(value: Any, name: str) -> np.ndarray:
     return check_tokens(value, name, minimum=0)
 
 
+def _parse_json(value: Any, name: str) -> Any:
+    if not isinstance(value, str | bytes):
+        return value
+    try:
+        return json.loads(value)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{name} is not valid JSON: {e}") from None
+
+
 def _check_alpha(alpha: Any) -> dict[int, float]:
     if not isinstance(alpha, Mapping):
         raise TypeError(f"alpha must be a dict {{prompt size: seconds}}, got {describe(alpha)}")
@@ -114,11 +123,7 @@ class CostModel:
     @classmethod
     def from_json(cls, d: Any) -> CostModel:
         """Build from one model's entry of HELM's JSON (a dict, or its JSON text)."""
-        if isinstance(d, str | bytes):
-            try:
-                d = json.loads(d)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"d is not valid JSON: {e}") from None
+        d = _parse_json(d, "d")
         if not isinstance(d, Mapping):
             raise TypeError(f"d must be a dict in HELM's format, got {describe(d)}")
         for key in ("runtime_per_output_token", "runtime_for_prompt_tokens"):
@@ -169,11 +174,7 @@ class CostModel:
 
 def load_helm_json(obj: Any) -> dict[str, CostModel]:
     """A whole HELM efficiency file (``{model name: entry}``, a dict or JSON text) as cost models."""
-    if isinstance(obj, str | bytes):
-        try:
-            obj = json.loads(obj)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"obj is not valid JSON: {e}") from None
+    obj = _parse_json(obj, "obj")
     if not isinstance(obj, Mapping):
         raise TypeError(f"obj must be a dict {{model name: entry}}, got {describe(obj)}")
     if not obj:
