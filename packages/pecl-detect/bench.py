@@ -20,7 +20,6 @@ def _boxes(rng, n):
 
 def run(args):
     import shapely
-
     from pecl_detect import obb_iou, obb_to_poly
 
     rng = np.random.default_rng(0)

@@ -50,7 +50,9 @@ def make_data(rng, n_images, n_cand, ratio):
             [rng.beta(*CONF[c - 1][0 if t else 1]) for c, t in zip(cls, tp, strict=True)]
         )
         prob = _profile(rng, np.where(tp, cls, 0), n_cand, 4.0)
-        feats = np.where(tp[:, None], centres[cls], centres[0]) + 1.0 * rng.normal(0, 1, (n_cand, D))
+        feats = np.where(tp[:, None], centres[cls], centres[0]) + 1.0 * rng.normal(
+            0, 1, (n_cand, D)
+        )
         # sparse annotation of the true objects: the annotated ones are no longer candidates
         true_idx = np.flatnonzero(tp)
         kept = true_idx[sparsify(cls[true_idx], ratio, rng=rng)] if true_idx.size else true_idx
@@ -140,7 +142,6 @@ def greedy_reward_f1(images, proto_prob):
 
 def claims(args):
     import torch
-
     from pecl_detect import DDPGExplorer, explore_and_learn
 
     torch.set_num_threads(1)

@@ -8,7 +8,6 @@ it needs torch, so it is exercised in tests/test_extras.py.)
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-
 from pecl_detect import (
     build_state,
     conformal_clue,
@@ -24,10 +23,10 @@ from pecl_detect import (
     sparsify,
     voc_ap,
 )
-from papershelf_harness import suite
-from papershelf_harness.testing import assert_rejects
 
+from papershelf_harness import suite
 from papershelf_harness.suite import Array, Flag, Int, Mismatch, Number, Option, OutOfRange, Rng
+from papershelf_harness.testing import assert_rejects
 
 LAB = np.array([0, 0, 1, 2, 2, 2])
 BOX = np.array([0.0, 0.0, 2.0, 1.0, 0.3])
@@ -51,11 +50,22 @@ class _Explorer:
 CASES = [
     Array("sparsify.labels", "labels", lambda v: sparsify(v, 0.5), (6,), (1,), empty_ok=True),
     Number("sparsify.ratio", "ratio", lambda v: sparsify(LAB, v)),
-    OutOfRange("sparsify.ratio.range", "ratio", lambda v: sparsify(LAB, v),
-               st.one_of(st.floats(max_value=0.0, allow_nan=False), st.floats(min_value=1.001, allow_nan=False, allow_infinity=False))),  # fmt: skip
+    OutOfRange(
+        "sparsify.ratio.range",
+        "ratio",
+        lambda v: sparsify(LAB, v),
+        st.one_of(
+            st.floats(max_value=0.0, allow_nan=False),
+            st.floats(min_value=1.001, allow_nan=False, allow_infinity=False),
+        ),
+    ),  # fmt: skip
     Rng("sparsify.rng", "rng", lambda v: sparsify(LAB, 0.5, rng=v)),
-    Option("sparsify.level", "level", lambda v: sparsify([LAB], 0.5, level=v),
-           frozenset({"instance", "image"})),  # fmt: skip
+    Option(
+        "sparsify.level",
+        "level",
+        lambda v: sparsify([LAB], 0.5, level=v),
+        frozenset({"instance", "image"}),
+    ),  # fmt: skip
     Array("obb_to_poly.obb", "obb", obb_to_poly, (5,), (1, 2)),
     Array("poly_to_obb.poly", "poly", poly_to_obb, (4, 2), (1, 2, 3)),
     Array("obb_iou.a", "a", lambda v: obb_iou(v, BOX), (5,), (1, 2)),
@@ -66,35 +76,84 @@ CASES = [
     Flag("voc_ap.use_07", "use_07", lambda v: voc_ap([0.5], [1.0], use_07=v)),
     Array("conformal_clue.p", "p", lambda v: conformal_clue(v, P), (3,), (0, 1)),
     Number("conformal_clue.p.number", "p", lambda v: conformal_clue(v, P)),
-    OutOfRange("conformal_clue.p.range", "p", lambda v: conformal_clue(v, P),
-               st.floats(min_value=1.0001, max_value=1e9)),  # fmt: skip
+    OutOfRange(
+        "conformal_clue.p.range",
+        "p",
+        lambda v: conformal_clue(v, P),
+        st.floats(min_value=1.0001, max_value=1e9),
+    ),  # fmt: skip
     Array("conformal_clue.calib", "calib", lambda v: conformal_clue(0.5, v), (4,), (1,)),
     Number("conformal_clue.margin", "margin", lambda v: conformal_clue(0.5, P, margin=v)),
     Array("evaluator_delta.prob", "prob", lambda v: evaluator_delta(v, 1, G, 0.5), (5,), (1,)),
     Int("evaluator_delta.c", "c", lambda v: evaluator_delta(P, v, G, 0.5), minimum=1, maximum=4),
     Array("evaluator_delta.group", "group", lambda v: evaluator_delta(P, 1, v, 0.5), (3, 5), (2,)),
-    Mismatch("evaluator_delta.group.columns", "group",
-             lambda: evaluator_delta(P, 1, np.full((3, 4), 0.25), 0.5)),  # fmt: skip
+    Mismatch(
+        "evaluator_delta.group.columns",
+        "group",
+        lambda: evaluator_delta(P, 1, np.full((3, 4), 0.25), 0.5),
+    ),  # fmt: skip
     Number("evaluator_delta.p_det", "p_det", lambda v: evaluator_delta(P, 1, G, v)),
-    OutOfRange("evaluator_delta.p_det.range", "p_det", lambda v: evaluator_delta(P, 1, G, v),
-               st.floats(min_value=1.0001, max_value=1e9)),  # fmt: skip
-    Int("multi_clue_reward.action", "action", lambda v: multi_clue_reward(P, 1, G, 0.5, v),
-        minimum=0, maximum=1),  # fmt: skip
-    Array("multi_clue_reward.prob", "prob", lambda v: multi_clue_reward(v, 1, G, 0.5, 1), (5,), (1,)),
-    Array("explore_image.cand", "cand", lambda v: explore_image(v, ANNOT, lambda s: 0), (3, 4), (2,),
-          empty_ok=True),  # fmt: skip
-    Array("explore_image.annot", "annot", lambda v: explore_image(CAND, v, lambda s: 0), (2, 4), (2,),
-          empty_ok=True),  # fmt: skip
-    Mismatch("explore_image.columns", "annot",
-             lambda: explore_image(CAND, np.zeros((2, 3)), lambda s: 0)),  # fmt: skip
-    Array("explore_and_learn.cand", "cand",
-          lambda v: explore_and_learn(v, ANNOT, _Explorer(), lambda i, a, s: 1.0), (3, 4), (2,)),  # fmt: skip
+    OutOfRange(
+        "evaluator_delta.p_det.range",
+        "p_det",
+        lambda v: evaluator_delta(P, 1, G, v),
+        st.floats(min_value=1.0001, max_value=1e9),
+    ),  # fmt: skip
+    Int(
+        "multi_clue_reward.action",
+        "action",
+        lambda v: multi_clue_reward(P, 1, G, 0.5, v),
+        minimum=0,
+        maximum=1,
+    ),  # fmt: skip
+    Array(
+        "multi_clue_reward.prob", "prob", lambda v: multi_clue_reward(v, 1, G, 0.5, 1), (5,), (1,)
+    ),
+    Array(
+        "explore_image.cand",
+        "cand",
+        lambda v: explore_image(v, ANNOT, lambda s: 0),
+        (3, 4),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Array(
+        "explore_image.annot",
+        "annot",
+        lambda v: explore_image(CAND, v, lambda s: 0),
+        (2, 4),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Mismatch(
+        "explore_image.columns", "annot", lambda: explore_image(CAND, np.zeros((2, 3)), lambda s: 0)
+    ),  # fmt: skip
+    Array(
+        "explore_and_learn.cand",
+        "cand",
+        lambda v: explore_and_learn(v, ANNOT, _Explorer(), lambda i, a, s: 1.0),
+        (3, 4),
+        (2,),
+    ),  # fmt: skip
     Array("build_state.cand", "cand", lambda v: build_state(v, ANNOT), (4,), (1,)),
-    Array("build_state.accepted", "accepted", lambda v: build_state(CAND[0], v), (2, 4), (2,),
-          empty_ok=True),  # fmt: skip
-    Array("prototype_similarity.feats", "feats", lambda v: prototype_similarity(v, G), (2, 5), (2,)),
-    Array("prototype_similarity.prototypes", "prototypes",
-          lambda v: prototype_similarity(np.ones((2, 5)), v), (3, 5), (2, 3)),  # fmt: skip
+    Array(
+        "build_state.accepted",
+        "accepted",
+        lambda v: build_state(CAND[0], v),
+        (2, 4),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Array(
+        "prototype_similarity.feats", "feats", lambda v: prototype_similarity(v, G), (2, 5), (2,)
+    ),
+    Array(
+        "prototype_similarity.prototypes",
+        "prototypes",
+        lambda v: prototype_similarity(np.ones((2, 5)), v),
+        (3, 5),
+        (2, 3),
+    ),  # fmt: skip
     Array("entropy_bits.v", "v", entropy_bits, (5,), (1,)),
 ]
 

@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pytest
-
 from pecl_detect import (
     build_state,
     conformal_clue,

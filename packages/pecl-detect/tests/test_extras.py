@@ -3,7 +3,6 @@ obb_iou agrees with shapely's polygon intersection."""
 
 import numpy as np
 import pytest
-
 from pecl_detect import obb_iou, obb_to_poly
 
 

@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-
 from pecl_detect import sparsify, voc_ap
 
 REC = [0.2, 0.4, 0.4, 0.6, 0.8]

@@ -58,9 +58,7 @@ def _check_delta_args(prob, c, group, p_det):
     c = check_int(c, "c", minimum=1, maximum=prob.size - 1)
     group = _unit_interval(check_array(group, "group", ndim=2), "group")
     if group.shape[1] != prob.size:
-        raise ValueError(
-            f"group must have {prob.size} columns like prob, got shape {group.shape}"
-        )
+        raise ValueError(f"group must have {prob.size} columns like prob, got shape {group.shape}")
     p_det = check_float(p_det, "p_det", minimum=0.0, maximum=1.0)
     return prob, c, group, p_det
 
@@ -113,9 +111,7 @@ def prototype_similarity(feats, prototypes) -> np.ndarray:
             f"prototypes must have {feats.shape[1]} features like feats, got shape {protos.shape}"
         )
     if protos.ndim == 3 and protos.shape[0] != feats.shape[0]:
-        raise ValueError(
-            f"prototypes has {protos.shape[0]} rows but feats has {feats.shape[0]}"
-        )
+        raise ValueError(f"prototypes has {protos.shape[0]} rows but feats has {feats.shape[0]}")
     mean = protos.mean(axis=-2)
     mean = mean / np.maximum(np.linalg.norm(mean, axis=-1, keepdims=True), 1e-12)
     f = feats / np.maximum(np.linalg.norm(feats, axis=1, keepdims=True), 1e-12)

@@ -73,5 +73,7 @@ def sparsify(labels, ratio, *, rng=None, level="instance"):
             idx = np.flatnonzero(lab == c)
             k = max(1, math.floor(ratio * idx.size + 1e-9))
             keep.append(gen.choice(idx, size=k, replace=False))
-        kept.append(np.sort(np.concatenate(keep)).astype(np.int64) if keep else np.zeros(0, np.int64))
+        kept.append(
+            np.sort(np.concatenate(keep)).astype(np.int64) if keep else np.zeros(0, np.int64)
+        )
     return kept[0] if flat else kept
