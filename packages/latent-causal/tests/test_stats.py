@@ -54,7 +54,7 @@ def test_bonferroni_false_positive_rate(test):
     # P pairs). Over R repetitions, the count of false edges is ~ Binomial(R*P, alpha/P):
     # mean R*alpha, sd ~ sqrt(R*alpha). Without Bonferroni the mean would be R*P*alpha.
     rng = np.random.default_rng(0)
-    R, n, alpha = 200, 5, 0.2
+    R, n, alpha = 100, 5, 0.3
     edges = sum(
         lc.estimate_udg(rng.standard_normal((100, n)), test=test, alpha=alpha).sum() // 2
         for _ in range(R)

@@ -11,7 +11,7 @@ import networkx as nx
 import numpy as np
 
 from ._checks import check_bool, check_int, describe
-from ._model import _binary_matrix
+from ._model import _binary_matrix, ancestor_closure
 from ._stats import _check_alpha, estimate_shift_set, estimate_udg
 
 __all__ = ["LearnResult", "equivalence_class", "learn", "recover_bipartite", "recover_latent_dag"]
@@ -258,8 +258,9 @@ def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
 
     The hidden-level dependence pattern of each environment (pure children's adjacency) is
     matched against every latent DAG and every injective assignment of environments to targets
-    (exhaustive for up to 5 hidden variables); the DAGs of minimal mismatch form the
-    equivalence class. Returns a (k, k) int matrix in the order of ``children``:
+    (exhaustive for up to 5 hidden variables; beyond, only with a shift set for each of k
+    interventions, against the DAGs with the descendant relation they give); the DAGs of
+    minimal mismatch form the equivalence class. Returns a (k, k) int matrix in the order of ``children``:
     A[i, j] = 1, A[j, i] = 0: H_i -> H_j in every DAG of the class; A[i, j] = A[j, i] = 1: an
     edge present in every DAG of the class with either orientation (not identifiable);
     0 both ways: no edge (or an edge present in only some DAGs of the class).
@@ -275,10 +276,11 @@ def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
             f"udgs has {n_env} interventional environments but children only {k} hidden "
             "variables (at most one intervention per hidden variable)"
         )
-    if k > MAX_EXHAUSTIVE:
+    if k > MAX_EXHAUSTIVE and (shifts is None or n_env != k):
         raise ValueError(
-            f"children has {k} hidden variables; recover_latent_dag enumerates latent DAGs "
-            f"exhaustively and supports at most {MAX_EXHAUSTIVE}"
+            f"children has {k} hidden variables; without shift_sets and one intervention per "
+            f"hidden variable latent DAGs are enumerated exhaustively, for at most "
+            f"{MAX_EXHAUSTIVE} hidden variables"
         )
     if k == 1:
         return np.zeros((1, 1, 1), dtype=bool)
@@ -286,7 +288,11 @@ def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
     iu = np.triu_indices(k, 1)
     obs_d = dependence(graphs[0])[iu]
     env_d = [dependence(g)[iu] for g in graphs[1:]]
-    dags = _all_dags(k)
+    fixed = None
+    if k > MAX_EXHAUSTIVE:
+        dags, fixed = _closure_candidates([descendants(sh) for sh in shifts], k)
+    else:
+        dags = _all_dags(k)
     dep_obs, dep_t, reach = _patterns(dags)
     cost0 = np.sum(dep_obs[:, iu[0], iu[1]] != obs_d, axis=1)
     # cost[N, t, e]: mismatch if environment e had target t
@@ -296,7 +302,9 @@ def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
         if shifts is not None:
             de = descendants(shifts[e])
             cost[:, :, e] += np.sum(reach != de, axis=2)
-    if n_env:
+    if fixed is not None:
+        total = cost0 + cost[:, fixed, np.arange(n_env)].sum(axis=1)
+    elif n_env:
         best = None
         for perm in itertools.permutations(range(k), n_env):
             c = cost[:, list(perm), np.arange(n_env)].sum(axis=1)
@@ -305,6 +313,45 @@ def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
     else:
         total = cost0
     return dags[total == total.min()]
+
+
+def _closure_candidates(de_sets: list[np.ndarray], k: int):
+    """With a shift set per hidden variable the descendant relation is known: each
+    environment's target is the one member of its descendant set outside every strictly
+    smaller one. Candidates: the transitive reduction plus any subset of the other
+    (transitive) edges of the closure (all subsets for up to 12 such edges, else the reduction
+    with each single one and the full closure)."""
+    targets = []
+    for e, de in enumerate(de_sets):
+        smaller = [f for f in de_sets if np.all(f <= de) and not np.array_equal(f, de)]
+        rest = de & ~np.logical_or.reduce(smaller) if smaller else de.copy()
+        if rest.sum() != 1 or int(np.argmax(rest)) in targets:
+            raise ValueError(
+                f"shift_sets[{e}] is inconsistent with one intervention per hidden variable "
+                "(its target cannot be identified)"
+            )
+        targets.append(int(np.argmax(rest)))
+    reach = np.zeros((k, k), dtype=bool)
+    for t, de in zip(targets, de_sets, strict=True):
+        reach[t] = de
+    strict = reach & ~np.eye(k, dtype=bool)
+    if not np.array_equal(ancestor_closure(strict), reach) or np.any(strict & strict.T):
+        raise ValueError("shift_sets do not describe the descendants of a DAG")
+    inner = (strict.astype(int) @ strict.astype(int)) > 0
+    reduction = strict & ~inner
+    optional = list(zip(*np.nonzero(strict & inner), strict=True))
+    if len(optional) <= 12:
+        picks = itertools.product([False, True], repeat=len(optional))
+    else:
+        picks = [[False] * len(optional), [True] * len(optional)]
+        picks += [[i == j for j in range(len(optional))] for i in range(len(optional))]
+    cands = []
+    for pick in picks:
+        a = reduction.copy()
+        for (i, j), on in zip(optional, pick, strict=True):
+            a[i, j] = on
+        cands.append(a)
+    return np.array(cands), targets
 
 
 def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
@@ -317,8 +364,9 @@ def recover_latent_dag(children, udgs, *, shift_sets=None) -> np.ndarray:
 
     The hidden-level dependence pattern of each environment (pure children's adjacency) is
     matched against every latent DAG and every injective assignment of environments to targets
-    (exhaustive for up to 5 hidden variables); the DAGs of minimal mismatch form the
-    equivalence class. Returns a (k, k) int matrix in the order of ``children``:
+    (exhaustive for up to 5 hidden variables; beyond, only with a shift set for each of k
+    interventions, against the DAGs with the descendant relation they give); the DAGs of
+    minimal mismatch form the equivalence class. Returns a (k, k) int matrix in the order of ``children``:
     A[i, j] = 1, A[j, i] = 0: H_i -> H_j in every DAG of the class; A[i, j] = A[j, i] = 1: an
     edge present in every DAG of the class with either orientation (not identifiable);
     0 both ways: no edge (or an edge present in only some DAGs of the class).
