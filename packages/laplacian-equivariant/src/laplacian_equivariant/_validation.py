@@ -55,6 +55,8 @@ def check_edge_index(value: Any, name: str, num_nodes: int) -> np.ndarray:
         raw = _to_numpy(value)
     except TypeError as e:
         raise TypeError(f"{name} must hold integers ({e})") from None
+    # NaN/inf are a wrong value (ValueError) before the integer check calls them a wrong type
+    check_array(raw, name, dtype="numeric", allow_empty=True)
     arr = check_array(raw, name, ndim=2, dtype="int", allow_empty=True)
     if arr.shape[0] != 2:
         raise ValueError(f"{name} must have shape [2, E], got shape {arr.shape}")
