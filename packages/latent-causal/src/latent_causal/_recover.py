@@ -247,23 +247,10 @@ def _hidden_level(children: list[frozenset], n: int):
 
 def equivalence_class(children, udgs, *, shift_sets=None) -> np.ndarray:
     """The latent DAGs (N, k, k) bool that best explain the inputs of :func:`recover_latent_dag`
-    (zero mismatches for oracle inputs): every DAG and injective assignment of environments
-    to targets is scored by the number of hidden-level dependences (and descendant-set
-    memberships, with ``shift_sets``) it gets wrong; the minimisers are returned.
-
-    ``udgs[0]`` is the observational dependency graph, ``udgs[1:]`` come from environments with
-    at most one unknown hard intervention per hidden variable, in any order. Optional
-    ``shift_sets``: per interventional environment the set of observed variables whose
-    distribution shifted (one per ``udgs[1:]``, or one per ``udgs`` with an empty first set).
-
-    The hidden-level dependence pattern of each environment (pure children's adjacency) is
-    matched against every latent DAG and every injective assignment of environments to targets
-    (exhaustive for up to 5 hidden variables; beyond, only with a shift set for each of k
-    interventions, against the DAGs with the descendant relation they give); the DAGs of
-    minimal mismatch form the equivalence class. Returns a (k, k) int matrix in the order of ``children``:
-    A[i, j] = 1, A[j, i] = 0: H_i -> H_j in every DAG of the class; A[i, j] = A[j, i] = 1: an
-    edge present in every DAG of the class with either orientation (not identifiable);
-    0 both ways: no edge (or an edge present in only some DAGs of the class).
+    (same arguments; zero mismatches for oracle inputs): every candidate DAG and injective
+    assignment of environments to targets is scored by the number of hidden-level
+    dependences (and descendant-set memberships, with ``shift_sets``) it gets wrong; the
+    minimisers are returned, in the order of ``children``.
     """
     graphs = _check_udgs(udgs)
     n = graphs[0].shape[0]
