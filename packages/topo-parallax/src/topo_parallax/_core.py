@@ -208,12 +208,18 @@ def rips_diagrams(X: Any, *, maxdim: int = 1, r_max: float | None = None) -> lis
 
 
 def _diagrams_from_edges(n, edges, lengths, min_conf, taus, maxdim):
+    # the admissible sets are nested in tau, so the number of admissible edges identifies the set:
+    # levels that admit the same edges share one persistence computation
     out: dict[float, list[np.ndarray]] = {}
+    by_count: dict[int, list[np.ndarray]] = {}
     for tau in taus:
         if tau in out:
             continue
         keep = min_conf >= tau
-        out[tau] = _flag(n, edges[keep], lengths[keep], maxdim)
+        count = int(np.count_nonzero(keep))
+        if count not in by_count:
+            by_count[count] = _flag(n, edges[keep], lengths[keep], maxdim)
+        out[tau] = [d.copy() for d in by_count[count]]
     return out
 
 
