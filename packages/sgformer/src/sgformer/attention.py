@@ -153,6 +153,8 @@ class SimpleGlobalAttention(nn.Module):
             lin.reset_parameters()
 
     def forward(self, x: Tensor, mask: Tensor | None = None) -> Tensor:
+        if not isinstance(x, torch.Tensor):
+            x = as_float_tensor(x, "x", ndim=(2, 3)).to(self.Wq.weight.dtype)
         x = check_tensor(x, "x", ndim=(2, 3))
         if x.shape[-1] != self.in_dim:
             raise ValueError(f"x must have {self.in_dim} features, got shape {tuple(x.shape)}")

@@ -7,14 +7,16 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from ._checks import check_bool, check_float, check_int, check_option, check_probability, check_tensor
-from ._validation import as_edge_index
+from ._validation import as_edge_index, as_float_tensor
 from .attention import NORMALIZATIONS, SimpleGlobalAttention, dense_reference_attention
 from .graph import gcn_norm, propagate
 
 __all__ = ["GCNBranch", "GlobalBranch", "SGFormer"]
 
 
-def _check_x(x, in_dim: int) -> Tensor:
+def _check_x(x, in_dim: int, dtype=torch.float32) -> Tensor:
+    if not isinstance(x, Tensor):
+        x = as_float_tensor(x, "x", ndim=2).to(dtype)
     x = check_tensor(x, "x", ndim=2)
     if x.shape[1] != in_dim:
         raise ValueError(f"x must have {in_dim} features, got shape {tuple(x.shape)}")
@@ -182,7 +184,7 @@ class SGFormer(nn.Module):
         self.fc = nn.Linear(width, self.out_dim)
 
     def embed(self, x, edge_index) -> Tensor:
-        x = _check_x(x, self.in_dim)
+        x = _check_x(x, self.in_dim, self.fc.weight.dtype)
         ei = as_edge_index(edge_index, num_nodes=x.shape[0])
         z_glob = self.global_branch(x) if self.global_branch is not None else None
         z_gnn = self.gnn_branch(x, ei) if self.gnn_branch is not None else None
