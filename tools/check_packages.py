@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 IMPORT_TO_DIST = {
     "sklearn": "scikit-learn",
     "open_clip": "open-clip-torch",
+    "faiss": "faiss-cpu",
     "yaml": "pyyaml",
     "PIL": "pillow",
     "cv2": "opencv-python",
