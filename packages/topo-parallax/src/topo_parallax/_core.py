@@ -223,6 +223,16 @@ def _diagrams_from_edges(n, edges, lengths, min_conf, taus, maxdim):
     return out
 
 
+def _prepare(X, f, taus, maxdim, r_max, m):
+    """Checked arguments and the admissible edges shared by every level."""
+    X = _check_X(X)
+    check_callable(f, "f")
+    taus = _check_taus(taus)
+    maxdim = check_int(maxdim, "maxdim", minimum=0)
+    edges, lengths, min_conf = admissible_edges(X, f, r_max=r_max, m=m)
+    return X, taus, maxdim, edges, lengths, min_conf
+
+
 def parallax_diagrams(
     X: Any,
     f: Model,
@@ -241,9 +251,5 @@ def parallax_diagrams(
     Returns ``{float(tau): [H0, ..., H_maxdim]}`` in the order of ``taus``; each diagram
     ``(k, 2)`` with ``inf`` deaths for essential classes.
     """
-    X = _check_X(X)
-    check_callable(f, "f")
-    taus = _check_taus(taus)
-    maxdim = check_int(maxdim, "maxdim", minimum=0)
-    edges, lengths, min_conf = admissible_edges(X, f, r_max=r_max, m=m)
+    X, taus, maxdim, edges, lengths, min_conf = _prepare(X, f, taus, maxdim, r_max, m)
     return _diagrams_from_edges(X.shape[0], edges, lengths, min_conf, taus, maxdim)

@@ -8,14 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_array, check_callable, check_int
-from ._core import (
-    _check_taus,
-    _check_X,
-    _diagrams_from_edges,
-    _flag,
-    admissible_edges,
-)
+from ._checks import check_array
+from ._core import _diagrams_from_edges, _flag, _prepare
 
 
 def _check_diagram(d: Any, name: str) -> np.ndarray:
@@ -140,11 +134,7 @@ def parallax_report(
     One batched pass of model calls (:func:`admissible_edges`) serves every ``tau``; see
     :class:`ParallaxReport` for the fields.
     """
-    X = _check_X(X)
-    check_callable(f, "f")
-    taus = _check_taus(taus)
-    maxdim = check_int(maxdim, "maxdim", minimum=0)
-    edges, lengths, min_conf = admissible_edges(X, f, r_max=r_max, m=m)
+    X, taus, maxdim, edges, lengths, min_conf = _prepare(X, f, taus, maxdim, r_max, m)
     n = X.shape[0]
     rips = _flag(n, edges, lengths, maxdim)
     par = _diagrams_from_edges(n, edges, lengths, min_conf, taus, maxdim)
