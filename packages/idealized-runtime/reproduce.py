@@ -127,7 +127,10 @@ def _profile_claim(args, ir):
             holds=None,
             note=f"needs torch + transformers ({e})",
         )
-    torch.set_num_threads(2)
+    import os
+
+    torch.set_num_threads(1)  # spinning worker threads are slowed most by other jobs' load
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     if args.quick:
         d, heads, ps, os_ = 32, 4, [1, 8, 32], [1, 4, 16]
     else:
@@ -159,7 +162,8 @@ def _profile_claim(args, ir):
         f"max err {np.sqrt(rep.max_sq_err):.4f} s",
         holds=rep.r2 >= 0.98 and rep.median_rel_err <= 0.10,
         note=f"beta {fitted.beta * 1e3:.2f} ms/token, alpha(1) {fitted.alpha[1] * 1e3:.2f} ms; "
-        f"per-p R2 min {min(per_p):.4f}; {len(rows)} runs, min of 3",
+        f"per-p R2 min {min(per_p):.4f}; {len(rows)} runs, min of 3; 1 thread, load average "
+        f"{load:.1f} at the start (contention inflates long runs most)",
     )
 
 

@@ -15,7 +15,7 @@ __all__ = ["FitReport", "denoise", "fit_cost_model"]
 _AGG = {"min": np.min, "median": np.median, "mean": np.mean}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FitReport:
     """Goodness of fit of the fitted model on the aggregated cells.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from types import MappingProxyType
 
 from ._cost_model import load_helm_json
 from ._reference_data import DENOISED_JSON, HELM_COMMIT, IDEALIZED_JSON
@@ -11,9 +10,9 @@ from ._reference_data import DENOISED_JSON, HELM_COMMIT, IDEALIZED_JSON
 __all__ = ["HELM_COMMIT", "REFERENCE_A100", "REFERENCE_DENOISED", "REFERENCE_MODELS", "ModelSpec"]
 
 #: Idealized runtime on A100-80GB (Megatron-LM, fp16, batch 1), one CostModel per HELM name.
-REFERENCE_A100 = MappingProxyType(load_helm_json(IDEALIZED_JSON))
+REFERENCE_A100: dict = load_helm_json(IDEALIZED_JSON)
 #: Denoised API runtime (minimum over repeated requests), one CostModel per HELM name.
-REFERENCE_DENOISED = MappingProxyType(load_helm_json(DENOISED_JSON))
+REFERENCE_DENOISED: dict = load_helm_json(DENOISED_JSON)
 
 
 @dataclass(frozen=True)
@@ -57,4 +56,4 @@ _ROWS = [
 ]
 
 #: {HELM name: ModelSpec} for the models of the paper's table (GPT-J under its three HELM names).
-REFERENCE_MODELS = MappingProxyType({r[0]: ModelSpec(*r) for r in _ROWS})
+REFERENCE_MODELS: dict = {r[0]: ModelSpec(*r) for r in _ROWS}
