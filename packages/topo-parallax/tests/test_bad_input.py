@@ -216,3 +216,10 @@ def test_edges_of_non_integers_is_a_type_error(edges):
 
 def test_bool_taus_is_a_type_error():
     assert_rejects(TypeError, "taus", tp.parallax_diagrams, X, ONE, True)
+
+
+def test_simplex_tree_bad_tau_and_model():
+    assert_rejects(ValueError, "tau", tp.parallax_simplex_tree, X, ONE, 1.5)
+    assert_rejects(TypeError, "tau", tp.parallax_simplex_tree, X, ONE, "0.5")
+    assert_rejects(TypeError, "f", tp.parallax_simplex_tree, X, None, 0.5)
+    assert_rejects(ValueError, "X", tp.parallax_simplex_tree, np.ones(3), ONE, 0.5)

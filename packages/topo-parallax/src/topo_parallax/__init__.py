@@ -11,6 +11,7 @@ from ._core import (
     parallax_diagrams,
     rips_diagrams,
 )
+from ._gudhi import parallax_simplex_tree
 from ._report import ParallaxReport, bottleneck_distance, parallax_report
 
 __version__ = _version("topo-parallax")
@@ -23,6 +24,7 @@ __all__ = [
     "flag_diagrams",
     "parallax_diagrams",
     "parallax_report",
+    "parallax_simplex_tree",
     "rips_diagrams",
     "toys",
 ]
