@@ -1,9 +1,8 @@
 """simple_global_attention against the naive N x N formula, and the mask semantics."""
 
 import pytest
-import torch
-
 import sgformer as S
+import torch
 
 
 def naive(q, k, v, normalize):
@@ -34,7 +33,9 @@ def test_linear_attention_equals_naive_formula(normalize, H):
     torch.testing.assert_close(out, naive(q, k, v, normalize), atol=1e-10, rtol=0)
     ref, A = S.dense_reference_attention(q, k, v, normalize=normalize)
     torch.testing.assert_close(out, ref, atol=1e-10, rtol=0)
-    torch.testing.assert_close(A.sum(-1), torch.ones(H, 300, dtype=torch.float64), atol=1e-12, rtol=0)
+    torch.testing.assert_close(
+        A.sum(-1), torch.ones(H, 300, dtype=torch.float64), atol=1e-12, rtol=0
+    )
 
 
 def test_frobenius_and_row_differ():
@@ -98,7 +99,9 @@ def test_permutation_equivariance():
     q, k, v = (torch.randn(50, 2, 4, generator=g) for _ in range(3))
     p = torch.randperm(50, generator=g)
     out = S.simple_global_attention(q, k, v)
-    torch.testing.assert_close(S.simple_global_attention(q[p], k[p], v[p]), out[p], atol=1e-6, rtol=0)
+    torch.testing.assert_close(
+        S.simple_global_attention(q[p], k[p], v[p]), out[p], atol=1e-6, rtol=0
+    )
 
 
 def test_linear_path_builds_no_n_by_n_tensor():

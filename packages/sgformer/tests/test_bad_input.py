@@ -6,10 +6,10 @@ the rules the kinds do not cover (index tensors, masks, torch generators).
 
 import numpy as np
 import pytest
+import sgformer as S
 import torch
 from hypothesis import strategies as st
 
-import sgformer as S
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -61,7 +61,15 @@ CASES = [
     suite.Mismatch("SGFormer.forward.edge_range", "edge_index", lambda: MODEL(X[:3], EI)),
     suite.Int("blocks.num_nodes", "num_nodes", lambda v: S.random_node_blocks(v, 2), minimum=1),
     suite.Int("blocks.batch_size", "batch_size", lambda v: S.random_node_blocks(5, v), minimum=1),
-    K(suite.Int, S.induced_subgraph, "num_nodes", EI, torch.tensor([0, 1]), minimum=1, none_ok=True),
+    K(
+        suite.Int,
+        S.induced_subgraph,
+        "num_nodes",
+        EI,
+        torch.tensor([0, 1]),
+        minimum=1,
+        none_ok=True,
+    ),
     suite.Int("gcn_norm.num_nodes", "num_nodes", lambda v: S.gcn_norm(EI, v), minimum=1),
     suite.Int("csbm.num_nodes", "num_nodes", lambda v: S.csbm(v, 2), minimum=3),
     K(suite.Number, S.csbm, "homophily", 30, 2),

@@ -3,9 +3,8 @@
 import itertools
 
 import pytest
-import torch
-
 import sgformer as S
+import torch
 
 
 def random_graph(n, m, seed):
@@ -73,7 +72,9 @@ def test_induced_subgraph_vs_brute_force():
         assert sub.dtype == torch.long and sub.shape == (2, len(want))
         assert [tuple(e) for e in sub.T.tolist()] == want
         # local i is nodes[i]
-        assert all((int(nodes[a]), int(nodes[b])) in set(map(tuple, ei.T.tolist())) for a, b in want)
+        assert all(
+            (int(nodes[a]), int(nodes[b])) in set(map(tuple, ei.T.tolist())) for a, b in want
+        )
 
 
 def test_induced_subgraph_rejects_repeated_or_out_of_range_nodes():

@@ -1,13 +1,19 @@
 """SGFormer's mixing rule, shapes, equivariance and training on a small synthetic graph."""
 
 import pytest
-import torch
-
 import sgformer as S
+import torch
 
 
 def small_graph():
-    return S.csbm(120, 3, homophily=0.8, avg_degree=4, feature_dim=8, generator=torch.Generator().manual_seed(0))
+    return S.csbm(
+        120,
+        3,
+        homophily=0.8,
+        avg_degree=4,
+        feature_dim=8,
+        generator=torch.Generator().manual_seed(0),
+    )
 
 
 @pytest.mark.parametrize("beta", [0.0, 0.3, 0.8, 1.0])
@@ -23,7 +29,12 @@ def test_add_is_beta_gnn_plus_one_minus_beta_global(beta):
 
 def test_cat_and_single_branch_shapes():
     d = small_graph()
-    for kw in ({"aggregate": "cat"}, {"trans_layers": 0}, {"gnn_layers": 0}, {"trans_layers": 3, "heads": 2, "normalize": "row"}):
+    for kw in (
+        {"aggregate": "cat"},
+        {"trans_layers": 0},
+        {"gnn_layers": 0},
+        {"trans_layers": 3, "heads": 2, "normalize": "row"},
+    ):
         m = S.SGFormer(8, 16, 3, **kw)
         assert m(d.x, d.edge_index).shape == (120, 3)
     with pytest.raises(ValueError, match="trans_layers"):
@@ -62,5 +73,7 @@ def test_fit_learns_and_reports_test_at_best_validation():
     assert r.test_acc > 0.8  # homophily 0.8 and informative features: chance is 1/3
     acc = S.evaluate(m, d)  # best-validation weights were restored
     assert acc["val"] == pytest.approx(r.best_val_acc) and acc["test"] == pytest.approx(r.test_acc)
-    rb = S.fit(S.SGFormer(8, 16, 3), d, epochs=5, batch_size=30, generator=torch.Generator().manual_seed(0))
+    rb = S.fit(
+        S.SGFormer(8, 16, 3), d, epochs=5, batch_size=30, generator=torch.Generator().manual_seed(0)
+    )
     assert 0.0 <= rb.test_acc <= 1.0 and len(rb.train_losses) == 5

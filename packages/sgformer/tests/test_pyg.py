@@ -1,9 +1,8 @@
 """Parity with torch-geometric's SGFormerAttention (normalize="row"), run by `nox -s tests_extras`."""
 
 import pytest
-import torch
-
 import sgformer as S
+import torch
 
 pyg_attention = pytest.importorskip("torch_geometric.nn.attention")
 

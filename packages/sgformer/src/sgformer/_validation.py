@@ -22,9 +22,7 @@ def as_float_tensor(value: Any, name: str, *, ndim, allow_empty: bool = False) -
     return torch.as_tensor(arr, dtype=dtype)
 
 
-def as_index_tensor(
-    value: Any, name: str, *, ndim, allow_empty: bool = True
-) -> torch.Tensor:
+def as_index_tensor(value: Any, name: str, *, ndim, allow_empty: bool = True) -> torch.Tensor:
     """An integer tensor or integer array-like -> int64 tensor (bool and float are TypeErrors)."""
     if isinstance(value, torch.Tensor):
         check_tensor(value, name, ndim=ndim, dtype="integer", allow_empty=allow_empty)

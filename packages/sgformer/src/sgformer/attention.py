@@ -105,9 +105,10 @@ def dense_reference_attention(q, k, v, *, normalize: str = "frobenius") -> tuple
     N = q.shape[0]
     qt = _normalize(q[None], normalize, None)[0]
     kt = _normalize(k[None], normalize, None)[0]
-    raw = torch.eye(N, dtype=q.dtype, device=q.device)[None] + torch.einsum(
-        "nhm,lhm->hnl", qt, kt
-    ) / N
+    raw = (
+        torch.eye(N, dtype=q.dtype, device=q.device)[None]
+        + torch.einsum("nhm,lhm->hnl", qt, kt) / N
+    )
     A = raw / raw.sum(dim=-1, keepdim=True)
     return torch.einsum("hnl,lhd->nhd", A, v), A
 

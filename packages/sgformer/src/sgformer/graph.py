@@ -73,9 +73,13 @@ def induced_subgraph(edge_index, nodes, *, num_nodes: int | None = None) -> Tens
     nodes = as_index_tensor(nodes, "nodes", ndim=1, allow_empty=False)
     n = _infer_num_nodes(ei, num_nodes, nodes)
     if int(nodes.min()) < 0 or int(nodes.max()) >= n:
-        raise ValueError(f"nodes must lie in [0, {n}), got values in [{int(nodes.min())}, {int(nodes.max())}]")
+        raise ValueError(
+            f"nodes must lie in [0, {n}), got values in [{int(nodes.min())}, {int(nodes.max())}]"
+        )
     if ei.numel() and int(ei.max()) >= n:
-        raise ValueError(f"edge_index holds node index {int(ei.max())}, out of range for num_nodes={n}")
+        raise ValueError(
+            f"edge_index holds node index {int(ei.max())}, out of range for num_nodes={n}"
+        )
     local = torch.full((n,), -1, dtype=torch.long, device=ei.device)
     local[nodes] = torch.arange(nodes.numel(), device=ei.device)
     if int((local >= 0).sum()) != nodes.numel():

@@ -6,7 +6,14 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_bool, check_float, check_int, check_option, check_probability, check_tensor
+from ._checks import (
+    check_bool,
+    check_float,
+    check_int,
+    check_option,
+    check_probability,
+    check_tensor,
+)
 from ._validation import as_edge_index, as_float_tensor
 from .attention import NORMALIZATIONS, SimpleGlobalAttention, dense_reference_attention
 from .graph import gcn_norm, propagate
@@ -165,16 +172,26 @@ class SGFormer(nn.Module):
         check_probability(dropout, "dropout", allow_one=False)
         self.global_branch = (
             GlobalBranch(
-                in_dim, hidden, layers=trans_layers, heads=heads, alpha=alpha,
-                dropout=dropout, normalize=normalize,
+                in_dim,
+                hidden,
+                layers=trans_layers,
+                heads=heads,
+                alpha=alpha,
+                dropout=dropout,
+                normalize=normalize,
             )
             if trans_layers
             else None
         )
         self.gnn_branch = (
             GCNBranch(
-                in_dim, hidden, layers=gnn_layers, dropout=dropout, use_bn=use_bn,
-                use_residual=use_residual, use_init=use_init,
+                in_dim,
+                hidden,
+                layers=gnn_layers,
+                dropout=dropout,
+                use_bn=use_bn,
+                use_residual=use_residual,
+                use_init=use_init,
             )
             if gnn_layers
             else None

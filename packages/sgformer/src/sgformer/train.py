@@ -77,13 +77,21 @@ def fit(
     losses = []
     for epoch in range(epochs):
         model.train()
-        blocks = [torch.arange(n)] if batch_size is None else random_node_blocks(n, batch_size, generator=g)
+        blocks = (
+            [torch.arange(n)]
+            if batch_size is None
+            else random_node_blocks(n, batch_size, generator=g)
+        )
         total = 0.0
         for nodes in blocks:
             mask = is_train[nodes]
             if not bool(mask.any()):
                 continue
-            ei = data.edge_index if batch_size is None else induced_subgraph(data.edge_index, nodes, num_nodes=n)
+            ei = (
+                data.edge_index
+                if batch_size is None
+                else induced_subgraph(data.edge_index, nodes, num_nodes=n)
+            )
             out = model(data.x[nodes], ei)
             loss = F.cross_entropy(out[mask], data.y[nodes][mask])
             opt.zero_grad()
