@@ -9,7 +9,6 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from laplacian_equivariant import (
     LinmapsLayer,
     SchurGNN,
@@ -21,6 +20,7 @@ from laplacian_equivariant import (
     num_equivariant_maps,
     synthetic_molecules,
 )
+
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -30,21 +30,38 @@ K = suite.keyword
 
 CASES = [
     suite.Array("eigenspace_projectors.adj", "adj", eigenspace_projectors, (3, 3), ndims=(2,)),
-    K(suite.Option, eigenspace_projectors, "laplacian", C6, valid=frozenset({"combinatorial", "normalized"})),
+    K(
+        suite.Option,
+        eigenspace_projectors,
+        "laplacian",
+        C6,
+        valid=frozenset({"combinatorial", "normalized"}),
+    ),
     K(suite.Number, eigenspace_projectors, "tol", C6),
     suite.OutOfRange(
-        "eigenspace_projectors.tol", "tol", lambda v: eigenspace_projectors(C6, tol=v),
+        "eigenspace_projectors.tol",
+        "tol",
+        lambda v: eigenspace_projectors(C6, tol=v),
         st.floats(max_value=0.0, allow_nan=False, allow_infinity=False),
     ),
     suite.Array("num_equivariant_maps.adj", "adj", num_equivariant_maps, (3, 3), ndims=(2,)),
-    suite.Array("SchurLayer.template_adj", "adj", lambda v: SchurLayer(v, 2, 2), (3, 3), ndims=(2,)),
+    suite.Array(
+        "SchurLayer.template_adj", "adj", lambda v: SchurLayer(v, 2, 2), (3, 3), ndims=(2,)
+    ),
     suite.Int("SchurLayer.in_dim", "in_dim", lambda v: SchurLayer(C6, v, 2), minimum=1),
     suite.Int("SchurLayer.out_dim", "out_dim", lambda v: SchurLayer(C6, 2, v), minimum=1),
     suite.Flag("SchurLayer.bias", "bias", lambda v: SchurLayer(C6, 2, 2, bias=v)),
     suite.Int("LinmapsLayer.in_dim", "in_dim", lambda v: LinmapsLayer(v, 2), minimum=1),
     suite.Int("LinmapsLayer.out_dim", "out_dim", lambda v: LinmapsLayer(2, v), minimum=1),
     suite.Flag("LinmapsLayer.bias", "bias", lambda v: LinmapsLayer(2, 2, bias=v)),
-    suite.Array("find_cycles.edge_index", "edge_index", lambda v: find_cycles(v, 6), (2, 3), ndims=(2,), empty_ok=True),
+    suite.Array(
+        "find_cycles.edge_index",
+        "edge_index",
+        lambda v: find_cycles(v, 6),
+        (2, 3),
+        ndims=(2,),
+        empty_ok=True,
+    ),
     suite.Int("find_cycles.num_nodes", "num_nodes", lambda v: find_cycles(RING, v), minimum=1),
     suite.Int("SchurGNN.in_dim", "in_dim", lambda v: SchurGNN(v, 4, 1), minimum=1),
     suite.Int("SchurGNN.hidden", "hidden", lambda v: SchurGNN(3, v, 1), minimum=1),
@@ -52,19 +69,37 @@ CASES = [
     suite.Int("SchurGNN.layers", "layers", lambda v: SchurGNN(3, 4, 1, layers=v), minimum=1),
     suite.Flag("SchurGNN.use_schur", "use_schur", lambda v: SchurGNN(3, 4, 1, use_schur=v)),
     suite.Int("synthetic_molecules.n_graphs", "n_graphs", synthetic_molecules, minimum=1),
-    suite.Int("synthetic_molecules.max_rings", "max_rings", lambda v: synthetic_molecules(1, max_rings=v), minimum=1),
+    suite.Int(
+        "synthetic_molecules.max_rings",
+        "max_rings",
+        lambda v: synthetic_molecules(1, max_rings=v),
+        minimum=1,
+    ),
     suite.Rng("synthetic_molecules.rng", "rng", lambda v: synthetic_molecules(1, rng=v)),
     suite.Mismatch("SchurLayer.forward.m", "x", lambda: SchurLayer(C6, 2, 2)(torch.zeros(3, 5, 2))),
-    suite.Mismatch("SchurLayer.forward.in_dim", "x", lambda: SchurLayer(C6, 2, 2)(torch.zeros(3, 6, 4))),
-    suite.Mismatch("LinmapsLayer.forward.in_dim", "x", lambda: LinmapsLayer(2, 2)(torch.zeros(3, 6, 4))),
-    suite.Mismatch("find_cycles.out_of_range", "edge_index", lambda: find_cycles(RING, 5)),
-    suite.Mismatch("SchurGNN.forward.x", "x", lambda: SchurGNN(3, 4, 1)(torch.zeros(6, 2), torch.as_tensor(RING))),
     suite.Mismatch(
-        "SchurGNN.forward.edge_index", "edge_index", lambda: SchurGNN(3, 4, 1)(torch.zeros(5, 3), torch.as_tensor(RING))
+        "SchurLayer.forward.in_dim", "x", lambda: SchurLayer(C6, 2, 2)(torch.zeros(3, 6, 4))
     ),
     suite.Mismatch(
-        "SchurGNN.forward.batch", "batch",
-        lambda: SchurGNN(3, 4, 1)(torch.zeros(6, 3), torch.as_tensor(RING), torch.zeros(4, dtype=torch.long)),
+        "LinmapsLayer.forward.in_dim", "x", lambda: LinmapsLayer(2, 2)(torch.zeros(3, 6, 4))
+    ),
+    suite.Mismatch("find_cycles.out_of_range", "edge_index", lambda: find_cycles(RING, 5)),
+    suite.Mismatch(
+        "SchurGNN.forward.x",
+        "x",
+        lambda: SchurGNN(3, 4, 1)(torch.zeros(6, 2), torch.as_tensor(RING)),
+    ),
+    suite.Mismatch(
+        "SchurGNN.forward.edge_index",
+        "edge_index",
+        lambda: SchurGNN(3, 4, 1)(torch.zeros(5, 3), torch.as_tensor(RING)),
+    ),
+    suite.Mismatch(
+        "SchurGNN.forward.batch",
+        "batch",
+        lambda: SchurGNN(3, 4, 1)(
+            torch.zeros(6, 3), torch.as_tensor(RING), torch.zeros(4, dtype=torch.long)
+        ),
     ),
 ]
 
@@ -72,7 +107,11 @@ globals().update(suite.bad_input_suite(CASES))
 
 
 @settings(max_examples=10, deadline=None)
-@given(arrays=st.integers(2, 5).flatmap(lambda m: st.lists(st.floats(0, 1), min_size=m * m, max_size=m * m)))
+@given(
+    arrays=st.integers(2, 5).flatmap(
+        lambda m: st.lists(st.floats(0, 1), min_size=m * m, max_size=m * m)
+    )
+)
 def test_asymmetric_adjacency_is_a_value_error(arrays):
     m = int(round(len(arrays) ** 0.5))
     a = np.array(arrays).reshape(m, m)
@@ -82,7 +121,9 @@ def test_asymmetric_adjacency_is_a_value_error(arrays):
     assert_rejects(ValueError, "adj", SchurLayer, a, 2, 2)
 
 
-@pytest.mark.parametrize("x", [np.zeros((2, 6, 2)), torch.zeros(2, 6, 2, dtype=torch.long), torch.zeros(6, 2)])
+@pytest.mark.parametrize(
+    "x", [np.zeros((2, 6, 2)), torch.zeros(2, 6, 2, dtype=torch.long), torch.zeros(6, 2)]
+)
 def test_layer_input_type_and_rank(x):
     exc = ValueError if isinstance(x, torch.Tensor) and x.is_floating_point() else TypeError
     assert_rejects(exc, "x", SchurLayer(C6, 2, 2), x)

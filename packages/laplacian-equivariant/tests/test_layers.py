@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 import torch
 from _graphs import adjacency, automorphisms, cycle, path, star
-
 from laplacian_equivariant import LinmapsLayer, SchurLayer, eigenspace_projectors
-
 
 TEMPLATES = {
     "C6": cycle(6),

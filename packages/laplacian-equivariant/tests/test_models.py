@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-
 from laplacian_equivariant import SchurGNN, batch_graphs, synthetic_molecules
 
 
@@ -34,7 +33,9 @@ def test_batch_equals_separate_graphs_and_cycles_are_used():
     alone = torch.cat([model(m.x.double(), m.edge_index) for m in mols])
     assert float((together - alone).abs().max()) < 1e-9
     no_cycles = {k: v[:0] for k, v in b.cycles.items()}
-    assert float((model(b.x.double(), b.edge_index, b.batch, no_cycles) - together).abs().max()) > 1e-6
+    assert (
+        float((model(b.x.double(), b.edge_index, b.batch, no_cycles) - together).abs().max()) > 1e-6
+    )
 
 
 def test_gin_baseline_and_shapes():
@@ -72,4 +73,6 @@ def test_synthetic_targets_by_brute_force():
 
 def test_molecules_are_reproducible():
     a, b = synthetic_molecules(3, rng=11), synthetic_molecules(3, rng=11)
-    assert all(torch.equal(u.edge_index, v.edge_index) and torch.equal(u.x, v.x) for u, v in zip(a, b))
+    assert all(
+        torch.equal(u.edge_index, v.edge_index) and torch.equal(u.x, v.x) for u, v in zip(a, b)
+    )

@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
-from _graphs import PAPER_COUNTS, adjacency, automorphisms, cycle, orbits_on_pairs, path, perm_matrix, star
-
+from _graphs import (
+    PAPER_COUNTS,
+    adjacency,
+    automorphisms,
+    cycle,
+    orbits_on_pairs,
+    path,
+    perm_matrix,
+    star,
+)
 from laplacian_equivariant import eigenspace_projectors, laplacian_matrix, num_equivariant_maps
 
 
@@ -16,7 +24,13 @@ def _random_graph(rng, m, p=0.5):
     return a + a.T
 
 
-TEMPLATES = [cycle(6), cycle(5), star(4), path(4), adjacency(5, [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)])]
+TEMPLATES = [
+    cycle(6),
+    cycle(5),
+    star(4),
+    path(4),
+    adjacency(5, [(0, 1), (1, 2), (2, 0), (2, 3), (3, 4)]),
+]
 TEMPLATES += [_random_graph(np.random.default_rng(s), 7) for s in range(4)]
 
 
@@ -30,7 +44,9 @@ def test_projector_algebra(a, laplacian):
     assert np.all(np.diff(vals) > 1e-6)
     np.testing.assert_allclose(proj.sum(0), np.eye(m), atol=1e-10)
     for j, k in itertools.product(range(len(vals)), repeat=2):
-        np.testing.assert_allclose(proj[j] @ proj[k], proj[j] if j == k else 0 * proj[j], atol=1e-10)
+        np.testing.assert_allclose(
+            proj[j] @ proj[k], proj[j] if j == k else 0 * proj[j], atol=1e-10
+        )
     for j in range(len(vals)):
         np.testing.assert_allclose(proj[j], proj[j].T, atol=1e-12)
         np.testing.assert_allclose(proj[j] @ lap, lap @ proj[j], atol=1e-8)
@@ -86,7 +102,15 @@ def test_count_is_dimension_of_the_polynomial_algebra(a):
 
 @pytest.mark.parametrize(
     "a, orbits",
-    [(cycle(6), 4), (cycle(5), 3), (cycle(4), 3), (cycle(3), 2), (star(4), 5), (star(3), 5), (path(3), 5)],
+    [
+        (cycle(6), 4),
+        (cycle(5), 3),
+        (cycle(4), 3),
+        (cycle(3), 2),
+        (star(4), 5),
+        (star(3), 5),
+        (path(3), 5),
+    ],
 )
 def test_commutant_of_the_automorphism_group(a, orbits):
     """Brute-force Aut; the commutant dimension (orbits on pairs) equals the Laplacian count on

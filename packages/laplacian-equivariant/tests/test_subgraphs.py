@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
-
 from laplacian_equivariant import cycle_index, find_cycles, synthetic_molecules
 
 

@@ -7,7 +7,13 @@ from importlib.metadata import version as _version
 from .data import GraphBatch, Molecule, batch_graphs, synthetic_molecules
 from .layers import LinmapsLayer, SchurLayer
 from .models import SchurGNN
-from .spectral import eigenspace_projectors, laplacian_matrix, num_equivariant_maps
+from .spectral import (
+    automorphisms,
+    commutant_dimension,
+    eigenspace_projectors,
+    laplacian_matrix,
+    num_equivariant_maps,
+)
 from .subgraphs import cycle_adjacency, cycle_index, find_cycles
 
 try:
@@ -22,6 +28,8 @@ __all__ = [
     "SchurGNN",
     "SchurLayer",
     "__version__",
+    "automorphisms",
+    "commutant_dimension",
     "batch_graphs",
     "cycle_adjacency",
     "cycle_index",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numpy as np
 import torch
 
 from ._checks import check_int, check_rng
@@ -93,7 +92,9 @@ def synthetic_molecules(
                     s = len(types)
                     types.append(2)
                     edges.append((atom, s))
-        substituted = {u for u, v in edges if types[v] != 0} | {v for u, v in edges if types[u] != 0}
+        substituted = {u for u, v in edges if types[v] != 0} | {
+            v for u, v in edges if types[u] != 0
+        }
         para = meta = ortho = 0
         for ring in rings:
             if len(ring) == 6:

@@ -6,10 +6,16 @@ from typing import Any
 
 import numpy as np
 
-from ._checks import check_float, check_option
+from ._checks import check_float, check_int, check_option
 from ._validation import check_adjacency
 
-__all__ = ["eigenspace_projectors", "laplacian_matrix", "num_equivariant_maps"]
+__all__ = [
+    "automorphisms",
+    "commutant_dimension",
+    "eigenspace_projectors",
+    "laplacian_matrix",
+    "num_equivariant_maps",
+]
 
 LAPLACIANS = ("combinatorial", "normalized")
 
@@ -81,3 +87,37 @@ def num_equivariant_maps(adj: Any) -> int:
     """
     vals, _ = eigenspace_projectors(adj)
     return int(len(vals))
+
+
+def automorphisms(adj: Any, *, max_nodes: int = 10) -> np.ndarray:
+    """All automorphisms of a small graph by exhaustive search, as permutations [|Aut|, m]
+    (``p`` with ``adj[p][:, p] == adj``). Nodes are only mapped within their degree class, and
+    the search is refused above ``max_nodes`` nodes (it is exponential)."""
+    import itertools
+
+    a = check_adjacency(adj, "adj")
+    m = len(a)
+    max_nodes = check_int(max_nodes, "max_nodes", minimum=1)
+    if m > max_nodes:
+        raise ValueError(f"adj has {m} nodes, more than max_nodes={max_nodes}")
+    deg = a.sum(axis=1)
+    classes = [np.flatnonzero(deg == d) for d in np.unique(deg)]
+    found = []
+    for choice in itertools.product(*(itertools.permutations(c) for c in classes)):
+        p = np.empty(m, dtype=np.int64)
+        for c, image in zip(classes, choice):
+            p[c] = image
+        if np.array_equal(a[np.ix_(p, p)], a):
+            found.append(p)
+    return np.stack(found)
+
+
+def commutant_dimension(adj: Any, *, max_nodes: int = 10) -> int:
+    """Dimension of the space of m x m matrices commuting with every automorphism: the number
+    of orbits of Aut(adj) on ordered node pairs (the group-theoretic count of first-order
+    equivariant maps, which ``num_equivariant_maps`` can only reach or undercount)."""
+    auts = automorphisms(adj, max_nodes=max_nodes)
+    m = auts.shape[1]
+    pair = auts[:, :, None] * m + auts[:, None, :]  # image of (i, j) under every automorphism
+    labels = pair.min(axis=0)  # orbit representative: smallest image
+    return int(len(np.unique(labels)))

@@ -21,9 +21,7 @@ def _neighbours(edges: np.ndarray, num_nodes: int) -> list[list[int]]:
     return [sorted(s) for s in nbrs]
 
 
-def find_cycles(
-    edge_index: Any, num_nodes: int, *, sizes: Any = (5, 6)
-) -> list[tuple[int, ...]]:
+def find_cycles(edge_index: Any, num_nodes: int, *, sizes: Any = (5, 6)) -> list[tuple[int, ...]]:
     """All simple cycles whose length is in ``sizes``, each exactly once, in cyclic order.
 
     The graph is undirected (one or both directions of each edge; duplicates and self-loops do
