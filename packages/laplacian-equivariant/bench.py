@@ -39,9 +39,9 @@ def run(args):
             return sum(torch.einsum("ab,kbc,cd->kad", proj[j], x, w[j]) for j in range(len(w))) + b
 
         with torch.no_grad():
-            t_s = timeit_ms(lambda: schur(x), repeat=7 if not args.quick else 3).best_ms
+            t_s = timeit_ms(lambda f=schur, x=x: f(x), repeat=7 if not args.quick else 3).best_ms
             t_n = timeit_ms(naive, repeat=7 if not args.quick else 3).best_ms
-            t_l = timeit_ms(lambda: lin(x), repeat=7 if not args.quick else 3).best_ms
+            t_l = timeit_ms(lambda f=lin, x=x: f(x), repeat=7 if not args.quick else 3).best_ms
         table.add(
             f"{k} x {m} x {c}",
             round(t_s, 3),

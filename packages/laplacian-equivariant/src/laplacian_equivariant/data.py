@@ -73,7 +73,7 @@ def synthetic_molecules(
         types: list[int] = []
         edges: list[tuple[int, int]] = []
         rings: list[list[int]] = []
-        for r in range(int(gen.integers(1, max_rings + 1))):
+        for _ in range(int(gen.integers(1, max_rings + 1))):
             size = int(gen.choice([5, 6]))
             ring = list(range(len(types), len(types) + size))
             types += [0] * size
