@@ -42,9 +42,9 @@ def _normalize(t: Tensor, mode: str, mask: Tensor | None) -> Tensor:
     if mask is not None:
         t = t * mask[:, :, None, None].to(t.dtype)
     if mode == "frobenius":
-        norm = t.pow(2).sum(dim=(1, 2, 3), keepdim=True).sqrt()
+        norm = torch.linalg.vector_norm(t, dim=(1, 2, 3), keepdim=True)
     else:
-        norm = t.pow(2).sum(dim=-1, keepdim=True).sqrt()
+        norm = torch.linalg.vector_norm(t, dim=-1, keepdim=True)
     return t / norm.clamp_min(_EPS)
 
 
@@ -59,10 +59,11 @@ def _batched_attention(q: Tensor, k: Tensor, v: Tensor, mode: str, mask: Tensor 
     else:
         v = v * mask[:, :, None, None].to(v.dtype)
         n = mask.sum(dim=1).to(q.dtype).clamp_min(1.0)
-    kv = torch.einsum("blhm,blhd->bhmd", kt, v)  # [B, H, m, d]
-    num = torch.einsum("bnhm,bhmd->bnhd", qt, kv) / n[:, None, None, None] + v
-    ksum = kt.sum(dim=1)  # [B, H, m]
-    den = 1.0 + torch.einsum("bnhm,bhm->bnh", qt, ksum) / n[:, None, None]
+    # divide the small [B, H, m, *] summaries by N rather than the [B, N, H, *] results
+    kv = torch.einsum("blhm,blhd->bhmd", kt, v) / n[:, None, None, None]  # [B, H, m, d]
+    num = torch.einsum("bnhm,bhmd->bnhd", qt, kv) + v
+    ksum = kt.sum(dim=1) / n[:, None, None]  # [B, H, m]
+    den = 1.0 + torch.einsum("bnhm,bhm->bnh", qt, ksum)
     out = num / den.unsqueeze(-1)
     if mask is not None:
         out = out * mask[:, :, None, None].to(out.dtype)
