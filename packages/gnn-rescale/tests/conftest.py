@@ -1,7 +1,6 @@
+import gnn_rescale as gr
 import pytest
 import torch
-
-import gnn_rescale as gr
 
 torch.set_num_threads(1)  # tiny graphs: threads only add overhead on a loaded machine
 

@@ -2,11 +2,10 @@
 
 import copy
 
+import gnn_rescale as gr
 import pytest
 import torch
 from conftest import make_net
-
-import gnn_rescale as gr
 
 F = torch.nn.functional
 
@@ -22,7 +21,9 @@ def loss_and_grads(m, x, ei, y):
 def rand_lams(m, seed):
     g = torch.Generator().manual_seed(seed)
     return [
-        torch.exp(torch.empty(layer.W.shape[0], dtype=torch.float64).uniform_(-2.3, 2.3, generator=g))
+        torch.exp(
+            torch.empty(layer.W.shape[0], dtype=torch.float64).uniform_(-2.3, 2.3, generator=g)
+        )
         for layer in list(m.layers)[:-1]
     ]
 
@@ -94,9 +95,13 @@ def test_gradient_is_orthogonal_to_conserved_quantity(graph):
         W, a, W2 = m.layers[l].W, m.layers[l].a, m.layers[l + 1].W
         ci = (W**2).sum(1) - a**2 - (W2**2).sum(0)
         for i in range(ci.shape[0]):
-            grads = torch.autograd.grad(ci[i], list(m.parameters()), allow_unused=True, retain_graph=True)
+            grads = torch.autograd.grad(
+                ci[i], list(m.parameters()), allow_unused=True, retain_graph=True
+            )
             dot = sum(float((g * h).sum()) for g, h in zip(grads, gL, strict=True) if g is not None)
-            scale = sum(float(g.norm() * h.norm()) for g, h in zip(grads, gL, strict=True) if g is not None)
+            scale = sum(
+                float(g.norm() * h.norm()) for g, h in zip(grads, gL, strict=True) if g is not None
+            )
             assert abs(dot) <= 1e-12 * scale
 
 

@@ -29,7 +29,7 @@ def looks_linear_orthogonal_(
     params = weight_params(model)
     L = len(params)
     with torch.no_grad():
-        for l, (W, a_par, a) in enumerate(params):
+        for l, (W, _a_par, a) in enumerate(params):
             d_out, d_in = W.shape
             if L == 1:
                 new = _orthogonal(d_out, d_in, W, generator)

@@ -14,7 +14,9 @@ def _gatv2conv():
     try:
         from torch_geometric.nn import GATv2Conv
     except ImportError as e:  # pragma: no cover - exercised without the extra
-        raise ImportError("gnn_rescale.pyg needs torch-geometric: pip install gnn-rescale[pyg]") from e
+        raise ImportError(
+            "gnn_rescale.pyg needs torch-geometric: pip install gnn-rescale[pyg]"
+        ) from e
     return GATv2Conv
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from ._checks import check_float, check_int, check_option, check_generator
+from ._checks import check_float, check_generator, check_int, check_option
 from ._validation import as_scale_vector, check_edge_index, check_features
 
 __all__ = [

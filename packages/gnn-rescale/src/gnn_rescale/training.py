@@ -70,7 +70,9 @@ def train_node_classifier(
     if clip is not None:
         clip = check_float(clip, "clip", minimum=0.0, min_inclusive=False)
     if rescaler is not None and not isinstance(rescaler, DynamicRescaler):
-        raise TypeError(f"rescaler must be a DynamicRescaler or None, got {type(rescaler).__name__}")
+        raise TypeError(
+            f"rescaler must be a DynamicRescaler or None, got {type(rescaler).__name__}"
+        )
     tr, va, te = masks
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     hist = {k: [] for k in ("loss", "train_acc", "val_acc", "test_acc", "rel_grad")}
@@ -86,7 +88,7 @@ def train_node_classifier(
             diverged = True
             break
         pred = out.detach().argmax(1)
-        hist["loss"].append(float(loss))
+        hist["loss"].append(float(loss.detach()))
         hist["train_acc"].append(_acc(pred, y, tr))
         hist["val_acc"].append(_acc(pred, y, va))
         hist["test_acc"].append(_acc(pred, y, te))
