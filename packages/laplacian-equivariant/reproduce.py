@@ -150,7 +150,7 @@ def gnn_claims(args):
     from laplacian_equivariant import SchurGNN, batch_graphs, synthetic_molecules
 
     if args.quick:
-        n_train, n_test, epochs, seeds, hidden = 48, 24, 2, [0], 16
+        n_train, n_test, epochs, seeds, hidden = 32, 32, 1, [0], 8
     elif args.full:
         n_train, n_test, epochs, seeds, hidden = 2000, 500, 80, [0, 1, 2], 64
     else:

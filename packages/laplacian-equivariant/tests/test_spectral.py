@@ -152,3 +152,15 @@ def test_bad_adjacency(bad, match):
         eigenspace_projectors(bad)
     with pytest.raises(ValueError, match="adj"):
         num_equivariant_maps(bad)
+
+
+@pytest.mark.parametrize("a", TEMPLATES[:5] + [v[0] for v in PAPER_COUNTS.values()])
+def test_package_automorphisms_match_backtracking(a):
+    from laplacian_equivariant import automorphisms as pkg_automorphisms
+    from laplacian_equivariant import commutant_dimension
+
+    ours = {tuple(p) for p in pkg_automorphisms(a)}
+    assert ours == {tuple(int(v) for v in p) for p in automorphisms(a)}
+    assert commutant_dimension(a) == orbits_on_pairs(a)
+    with pytest.raises(ValueError, match="max_nodes"):
+        pkg_automorphisms(a, max_nodes=len(a) - 1)

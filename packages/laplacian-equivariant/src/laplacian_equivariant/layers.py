@@ -29,7 +29,33 @@ def _check_occurrences(x: Any, m: int | None, in_dim: int) -> torch.Tensor:
     return x
 
 
-class SchurLayer(nn.Module):
+class _WeightedLayer(nn.Module):
+    """Shared parameters of both layers: ``weight [num_maps, in_dim, out_dim]`` and ``bias``."""
+
+    def __init__(self, num_maps: int, in_dim: int, out_dim: int, bias: Any):
+        super().__init__()
+        self.in_dim = check_int(in_dim, "in_dim", minimum=1)
+        self.out_dim = check_int(out_dim, "out_dim", minimum=1)
+        bias = check_bool(bias, "bias")
+        self.num_maps = int(num_maps)
+        self.weight = nn.Parameter(torch.empty(self.num_maps, self.in_dim, self.out_dim))
+        self.bias = nn.Parameter(torch.empty(self.out_dim)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1.0 / math.sqrt(self.in_dim)
+        nn.init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            nn.init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_dim={self.in_dim}, out_dim={self.out_dim}, num_maps={self.num_maps}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class SchurLayer(_WeightedLayer):
     """Schur layer of one template: ``Y = sum_j P_j X W_j + b`` for every occurrence.
 
     Parameters
@@ -58,28 +84,15 @@ class SchurLayer(nn.Module):
     """
 
     def __init__(self, template_adj: Any, in_dim: int, out_dim: int, *, bias: bool = True):
-        super().__init__()
-        self.in_dim = check_int(in_dim, "in_dim", minimum=1)
-        self.out_dim = check_int(out_dim, "out_dim", minimum=1)
-        bias = check_bool(bias, "bias")
         vals, proj = eigenspace_projectors(template_adj)
         _, vecs, groups = _eigenspaces(laplacian_matrix(template_adj), 1e-6)
+        super().__init__(len(vals), in_dim, out_dim, bias)
         self.m = int(proj.shape[1])
-        self.num_maps = int(len(vals))
         dtype = torch.get_default_dtype()
         self.register_buffer("eigenvalues", torch.as_tensor(vals, dtype=dtype))
         self.register_buffer("projectors", torch.as_tensor(proj, dtype=dtype))
         self.register_buffer("_basis", torch.as_tensor(np.ascontiguousarray(vecs), dtype=dtype))
         self.register_buffer("_groups", torch.as_tensor(groups, dtype=torch.long))
-        self.weight = nn.Parameter(torch.empty(self.num_maps, self.in_dim, self.out_dim))
-        self.bias = nn.Parameter(torch.empty(self.out_dim)) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.in_dim)
-        nn.init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            nn.init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = _check_occurrences(x, self.m, self.in_dim)
@@ -95,13 +108,10 @@ class SchurLayer(nn.Module):
         return y
 
     def extra_repr(self) -> str:
-        return (
-            f"m={self.m}, in_dim={self.in_dim}, out_dim={self.out_dim}, "
-            f"num_maps={self.num_maps}, bias={self.bias is not None}"
-        )
+        return f"m={self.m}, " + super().extra_repr()
 
 
-class LinmapsLayer(nn.Module):
+class LinmapsLayer(_WeightedLayer):
     """First-order P-tensor "linmaps" baseline: ``Y = X W_1 + (1/m) 1 1^T X W_2 + b``.
 
     Equivariant to all of S_m (it ignores the subgraph's structure). ``forward(x)``:
@@ -109,19 +119,7 @@ class LinmapsLayer(nn.Module):
     """
 
     def __init__(self, in_dim: int, out_dim: int, *, bias: bool = True):
-        super().__init__()
-        self.in_dim = check_int(in_dim, "in_dim", minimum=1)
-        self.out_dim = check_int(out_dim, "out_dim", minimum=1)
-        bias = check_bool(bias, "bias")
-        self.weight = nn.Parameter(torch.empty(2, self.in_dim, self.out_dim))
-        self.bias = nn.Parameter(torch.empty(self.out_dim)) if bias else None
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        bound = 1.0 / math.sqrt(self.in_dim)
-        nn.init.uniform_(self.weight, -bound, bound)
-        if self.bias is not None:
-            nn.init.uniform_(self.bias, -bound, bound)
+        super().__init__(2, in_dim, out_dim, bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = _check_occurrences(x, None, self.in_dim)
@@ -130,6 +128,3 @@ class LinmapsLayer(nn.Module):
         if self.bias is not None:
             y = y + self.bias.to(x.dtype)
         return y
-
-    def extra_repr(self) -> str:
-        return f"in_dim={self.in_dim}, out_dim={self.out_dim}, bias={self.bias is not None}"
