@@ -22,7 +22,7 @@ def _fmt(v):
 
 def _run(seed, *, n, homophily, dims, crit=None, lr=0.01, epochs, focus=None):
     g = torch.Generator().manual_seed(seed)
-    d = gr.data.csbm(n, 4, homophily=homophily, avg_degree=8, feat_dim=32, generator=g)
+    d = gr.data.csbm(n, 4, homophily=homophily, avg_degree=8, feat_dim=32, signal=3.0, generator=g)
     masks = gr.data.random_split(n, train=0.5, val=0.25, generator=g)
     torch.manual_seed(seed)
     m = gr.GATv2Net(dims)
