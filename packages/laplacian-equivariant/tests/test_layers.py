@@ -20,7 +20,7 @@ def _close(a, b, atol=1e-7, rtol=None):
     """max |a - b| <= atol (torch.testing's first call costs seconds of lazy imports)."""
     a, b = torch.as_tensor(a), torch.as_tensor(b, dtype=torch.as_tensor(a).dtype)
     assert a.shape == b.shape, (a.shape, b.shape)
-    err = float((a - b).abs().max()) if a.numel() else 0.0
+    err = float((a - b).detach().abs().max()) if a.numel() else 0.0
     assert err <= atol, f"max abs error {err} > {atol}"
 
 
