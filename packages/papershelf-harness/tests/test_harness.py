@@ -253,3 +253,18 @@ def test_strategies_can_leave_none_out():
         assert a is not None and b is not None
 
     check()
+
+
+def test_run_readme_examples_runs_blocks_in_order_and_ends_fences_at_line_start(tmp_path):
+    from papershelf_harness.testing import run_readme_examples
+
+    (tmp_path / "tests").mkdir()
+    fence = "`" * 3
+    (tmp_path / "README.md").write_text(
+        f"# demo\n\n{fence}python\nx = 2\nreply = '{fence}code{fence}'\n{fence}\n\ntext\n\n"
+        f"{fence}python\nassert x == 2 and reply.count('`') == 6\n{fence}\n"
+    )
+    assert run_readme_examples(tmp_path / "tests" / "test_readme.py") == 2
+    (tmp_path / "README.md").write_text("# no example\n")
+    with pytest.raises(AssertionError, match="no ```python block"):
+        run_readme_examples(tmp_path / "tests" / "test_readme.py")

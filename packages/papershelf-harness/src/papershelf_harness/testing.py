@@ -76,6 +76,22 @@ def check_scripts(
     return out
 
 
+_PYTHON_BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```", flags=re.M | re.S)
+
+
+def run_readme_examples(test_file: str | Path) -> int:
+    """Run every ```python block of the README beside ``tests/`` (``test_file``'s package) in
+    order, in one namespace, as a reader would paste them; returns how many ran. A fence ends
+    only at a line that starts with three backticks, so an example may hold them mid-line."""
+    readme = Path(test_file).resolve().parents[1] / "README.md"
+    blocks = _PYTHON_BLOCK.findall(readme.read_text())
+    assert blocks, f"{readme} has no ```python block"
+    namespace: dict[str, Any] = {"__name__": "__readme__"}
+    for block in blocks:
+        exec(compile(block, str(readme), "exec"), namespace)
+    return len(blocks)
+
+
 def assert_rejects(
     exc: type[BaseException] | tuple[type[BaseException], ...],
     name: str,
