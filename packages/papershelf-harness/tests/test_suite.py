@@ -63,6 +63,9 @@ CASES = [
     suite.Mismatch("good.x.len", "x", lambda: good(np.ones(4))),
     suite.Option("good.mode", "mode", lambda v: good(mode=v), valid=frozenset({"a", "b"})),
     suite.Rng("good.rng", "rng", lambda v: good(rng=v)),
+    suite.Values(
+        "good.k.listed", "k", lambda v: good(k=v), bad=[(0, ValueError), ("2", TypeError)]
+    ),
 ]
 globals().update(suite.bad_input_suite(CASES))
 
@@ -97,3 +100,51 @@ def test_keyword_builds_a_case_for_one_keyword_argument():
     assert (case.id, case.name, case.minimum) == ("f.n", "n", 1)
     case.call(7)
     assert calls == [(5, 7, 3)]
+
+
+def test_values_checks_the_listed_exception_and_its_pairs():
+    tests = suite.bad_input_suite(
+        [suite.Values("g.k", "k", lambda v: good(k=v), bad=[(0, ValueError)])]
+    )
+    wrong = suite.Values("g.k", "k", lambda v: good(k=v), bad=[(0, TypeError)])
+    with pytest.raises(AssertionError):  # good(k=0) raises ValueError, not the TypeError listed
+        tests["test_listed_value_is_rejected"](case=wrong, value=0, exc=TypeError)
+    with pytest.raises(TypeError, match="Values.bad"):
+        suite.Values("g.k", "k", print, bad=[(0, KeyError)])
+    with pytest.raises(ValueError, match="at least one"):
+        suite.Values("g.k", "k", print, bad=[])
+
+
+def _ids(input_ids):
+    """A validating token-id argument (vocabulary of 5; a batch of one row is accepted)."""
+    if input_ids is None or isinstance(input_ids, str):
+        _err(TypeError, "input_ids", "must be a sequence of ints")
+    try:
+        x = np.asarray(input_ids)
+    except ValueError:
+        _err(TypeError, "input_ids", "must not be ragged")
+    if x.dtype == object or (x.size and x.dtype.kind not in "iu"):
+        _err(TypeError, "input_ids", "must hold ints")
+    if x.ndim == 2 and x.shape[0] == 1:
+        x = x[0]
+    if x.ndim != 1 or x.size == 0 or x.min() < 0 or x.max() >= 5:
+        _err(ValueError, "input_ids", "must be a non-empty 1-d sequence of ids in [0, 5)")
+
+
+globals().update(
+    {
+        f"{k}_token_ids": v
+        for k, v in suite.bad_input_suite(
+            [suite.token_ids("ids", "input_ids", _ids, vocab_size=5)]
+        ).items()
+    }
+)
+
+
+def test_token_ids_catches_an_unchecked_vocabulary():
+    case = suite.token_ids(
+        "ids", "input_ids", lambda v: _ids(v) if v != [0, 6] else None, vocab_size=6
+    )
+    test = suite.bad_input_suite([case])["test_listed_value_is_rejected"]
+    with pytest.raises(AssertionError):  # [0, 6] is not rejected by this sloppy variant
+        test(case=case, value=[0, 6], exc=ValueError)

@@ -1,12 +1,12 @@
 """Bad inputs to the public API raise TypeError / ValueError naming the argument (issue 9 §2)."""
 
 import numpy as np
-import pytest
 import spectr_decode as sd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from papershelf_harness import strategies as invalid
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=25, deadline=None)
@@ -123,29 +123,14 @@ def test_wrong_ndim_distributions(x):
     assert_rejects(ValueError, "draft_tokens", sd.kseq_select, x.astype(int), P, Q)
 
 
-@FAST
-@given(x=invalid.wrong_ndim_arrays(ok_ndims=(1, 2)))
-def test_wrong_ndim_input_ids(x):
-    for gen in GENERATORS:
-        assert_rejects(ValueError, "input_ids", gen, input_ids=x.astype(int))
-
-
-@pytest.mark.parametrize(
-    "ids,exc",
-    [
-        ([], ValueError),
-        ([[0], [1]], ValueError),
-        ([0.5], TypeError),
-        ([-1], ValueError),
-        ("hello", TypeError),
-        (None, TypeError),
-        ([[0], [1, 2]], TypeError),
-        ([7], ValueError),  # outside the vocabulary of 3
-    ],
+globals().update(
+    suite.bad_input_suite(
+        suite.token_ids(
+            f"generator{i}.input_ids", "input_ids", lambda v, g=g: g(input_ids=v), vocab_size=3
+        )
+        for i, g in enumerate(GENERATORS)
+    )
 )
-def test_bad_input_ids(ids, exc):
-    for gen in GENERATORS:
-        assert_rejects(exc, "input_ids", gen, input_ids=ids)
 
 
 def test_empty_mismatched_and_out_of_range():

@@ -49,8 +49,10 @@ __all__ = [
     "Option",
     "OutOfRange",
     "Rng",
+    "Values",
     "bad_input_suite",
     "keyword",
+    "token_ids",
 ]
 
 
@@ -142,6 +144,57 @@ class Rng:
     id: str
     name: str
     call: Callable[[Any], Any]
+
+
+@dataclass(frozen=True)
+class Values:
+    """Listed bad values: ``bad`` is a sequence of ``(value, TypeError or ValueError)`` pairs, for
+    arguments the other kinds do not describe (token ids, records, nested lists)."""
+
+    id: str
+    name: str
+    call: Callable[[Any], Any]
+    bad: tuple = ()
+
+    def __post_init__(self) -> None:
+        pairs = tuple(self.bad)
+        for pair in pairs:
+            if not (
+                isinstance(pair, tuple) and len(pair) == 2 and pair[1] in (TypeError, ValueError)
+            ):
+                raise TypeError(
+                    f"Values.bad items must be (value, TypeError | ValueError), got {pair!r}"
+                )
+        if not pairs:
+            raise ValueError(
+                f"Values.bad must list at least one (value, exception) pair ({self.id})"
+            )
+        object.__setattr__(self, "bad", pairs)
+
+
+def token_ids(id: str, name: str, call: Callable[[Any], Any], *, vocab_size: int) -> Values:
+    """A ``Values`` case for a 1-d sequence of token ids below ``vocab_size`` (a batch of one row
+    may be accepted as 2-d): empty, a batch of two rows, 0-d and 3-d arrays, negative ids and ids
+    >= ``vocab_size`` are ValueErrors; floats, strings, None and ragged lists TypeErrors."""
+    if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < 2:
+        raise ValueError(f"vocab_size must be an int >= 2, got {vocab_size!r}")
+    return Values(
+        id,
+        name,
+        call,
+        bad=(
+            ([], ValueError),
+            ([[0, 1], [1, 0]], ValueError),
+            (np.array(0), ValueError),
+            (np.zeros((1, 1, 2), dtype=np.int64), ValueError),
+            ([0, -1], ValueError),
+            ([0, vocab_size], ValueError),
+            ([0.5, 1.0], TypeError),
+            ("hello", TypeError),
+            (None, TypeError),
+            ([[0], [1, 0]], TypeError),
+        ),
+    )
 
 
 def keyword(kind: type, fn: Callable, name: str, *args: Any, kwargs=None, id=None, **options: Any):
@@ -350,10 +403,22 @@ def bad_input_suite(cases: Iterable, *, max_examples: int = 5) -> dict[str, Call
             test_rng_bad_is_rejected=test_rng_bad_is_rejected,
             test_rng_abc_and_minus_one=test_rng_abc_and_minus_one,
         )
+    listed = [(c, value, exc) for c in by_kind.get(Values, []) for value, exc in c.bad]
+    if listed:
+
+        @pytest.mark.parametrize(
+            "case,value,exc",
+            listed,
+            ids=[f"{c.id}-{i}" for i, (c, _, _) in enumerate(listed)],
+        )
+        def test_listed_value_is_rejected(case, value, exc):
+            assert_rejects(exc, case.name, case.call, value)
+
+        tests["test_listed_value_is_rejected"] = test_listed_value_is_rejected
     unknown = [
         c
         for c in cases
-        if type(c) not in {Number, OutOfRange, Int, Flag, Array, Mismatch, Option, Rng}
+        if type(c) not in {Number, OutOfRange, Int, Flag, Array, Mismatch, Option, Rng, Values}
     ]
     if unknown:
         raise TypeError(f"cases must be suite case objects, got {type(unknown[0]).__name__}")
