@@ -16,6 +16,7 @@ from papershelf_harness.suite import (
     OutOfRange,
     Rng,
     bad_input_suite,
+    keyword,
 )
 from papershelf_harness.testing import assert_rejects
 
@@ -49,59 +50,42 @@ CASES = [
     Int(
         "RandomFourierFeatures.obs_dim", "obs_dim", lambda v: dr.RandomFourierFeatures(v), minimum=1
     ),
-    Int("RandomFourierFeatures.n", "n", lambda v: dr.RandomFourierFeatures(2, n=v), minimum=1),
-    Int(
-        "RandomFourierFeatures.hidden",
-        "hidden",
-        lambda v: dr.RandomFourierFeatures(2, hidden=v),
-        minimum=1,
-    ),
-    Rng("RandomFourierFeatures.rng", "rng", lambda v: dr.RandomFourierFeatures(2, rng=v)),
+    keyword(Int, dr.RandomFourierFeatures, "n", 2, minimum=1),
+    keyword(Int, dr.RandomFourierFeatures, "hidden", 2, minimum=1),
+    keyword(Rng, dr.RandomFourierFeatures, "rng", 2),
     Array("OneHotFeatures.observations", "observations", PHI, shape=(3,), ndims=(1, 2)),
     Array("RandomFourierFeatures.observations", "observations", RFF, shape=(3, 2), ndims=(1, 2)),
-    Number("DiSPO.gamma", "gamma", lambda v: dispo(gamma=v)),
-    OutOfRange("DiSPO.gamma.range", "gamma", lambda v: dispo(gamma=v), BAD_GAMMA),
-    Int("DiSPO.n_particles", "n_particles", lambda v: dispo(n_particles=v), minimum=1),
-    Number("DiSPO.guidance", "guidance", lambda v: dispo(guidance=v)),
-    OutOfRange(
-        "DiSPO.guidance.range", "guidance", lambda v: dispo(guidance=v), st.floats(-1e6, -1e-6)
+    keyword(Number, dispo, "gamma", id="DiSPO.gamma"),
+    keyword(OutOfRange, dispo, "gamma", id="DiSPO.gamma.range", values=BAD_GAMMA),
+    keyword(Int, dispo, "n_particles", id="DiSPO.n_particles", minimum=1),
+    keyword(Number, dispo, "guidance", id="DiSPO.guidance"),
+    keyword(
+        OutOfRange,
+        dispo,
+        "guidance",
+        id="DiSPO.guidance.range",
+        values=st.floats(-1000000.0, -1e-06),
     ),
-    Option(
-        "DiSPO.model",
-        "model",
-        lambda v: dispo(model=v),
-        valid=frozenset({"particles", "gmm", "diffusion"}),
+    keyword(
+        Option, dispo, "model", id="DiSPO.model", valid=frozenset({"particles", "gmm", "diffusion"})
     ),
-    Rng("DiSPO.rng", "rng", lambda v: dispo(rng=v)),
-    Int("DiSPO.fit.steps", "steps", lambda v: dispo().fit(DATA, steps=v), minimum=1),
-    Array(
-        "DiSPO.fit.observations",
-        "dataset['observations']",
-        lambda v: dispo().fit(with_key("observations", v), steps=1),
-        shape=(3,),
-        ndims=(1, 2),
-    ),
-    Array(
-        "DiSPO.fit.actions",
-        "dataset['actions']",
-        lambda v: dispo().fit(with_key("actions", v), steps=1),
-        shape=(3,),
-        ndims=(1, 2),
-    ),
-    Array(
-        "DiSPO.fit.next_observations",
-        "dataset['next_observations']",
-        lambda v: dispo().fit(with_key("next_observations", v), steps=1),
-        shape=(3,),
-        ndims=(1, 2),
-    ),
-    Array(
-        "DiSPO.fit.terminals",
-        "dataset['terminals']",
-        lambda v: dispo().fit(with_key("terminals", v), steps=1),
-        shape=(3,),
-        ndims=(1,),
-    ),
+    keyword(Rng, dispo, "rng", id="DiSPO.rng"),
+    keyword(Int, dispo().fit, "steps", DATA, id="DiSPO.fit.steps", minimum=1),
+    *[
+        Array(
+            f"DiSPO.fit.{key}",
+            f"dataset['{key}']",
+            lambda v, key=key: dispo().fit(with_key(key, v), steps=1),
+            shape=(3,),
+            ndims=ndims,
+        )
+        for key, ndims in [
+            ("observations", (1, 2)),
+            ("actions", (1, 2)),
+            ("next_observations", (1, 2)),
+            ("terminals", (1,)),
+        ]
+    ],
     Array(
         "DiSPO.sample_outcomes.observations",
         "observations",
@@ -124,16 +108,22 @@ CASES = [
         shape=(3,),
         ndims=(1,),
     ),
-    Number(
-        "DiSPO.infer_reward_weights.ridge",
+    keyword(
+        Number,
+        FITTED.infer_reward_weights,
         "ridge",
-        lambda v: FITTED.infer_reward_weights([0, 1], [1.0, 2.0], ridge=v),
+        [0, 1],
+        [1.0, 2.0],
+        id="DiSPO.infer_reward_weights.ridge",
     ),
-    OutOfRange(
-        "DiSPO.infer_reward_weights.ridge.range",
+    keyword(
+        OutOfRange,
+        FITTED.infer_reward_weights,
         "ridge",
-        lambda v: FITTED.infer_reward_weights([0], [1.0], ridge=v),
-        st.floats(-1e6, -1e-6),
+        [0],
+        [1.0],
+        id="DiSPO.infer_reward_weights.ridge.range",
+        values=st.floats(-1000000.0, -1e-06),
     ),
     Array(
         "DiSPO.act.observations",
@@ -143,21 +133,20 @@ CASES = [
         ndims=(1, 2),
     ),
     Array("DiSPO.act.w", "w", lambda v: FITTED.act([0], v), shape=(4,), ndims=(1,)),
-    Option(
-        "DiSPO.act.planner",
+    keyword(
+        Option,
+        FITTED.act,
         "planner",
-        lambda v: FITTED.act([0], W, planner=v),
+        [0],
+        W,
+        id="DiSPO.act.planner",
         valid=frozenset({"guided", "shooting"}),
     ),
     Array("BehaviorSF.act.w", "w", lambda v: BSF.act([0], v), shape=(4,), ndims=(1,)),
-    Number("BehaviorSF.gamma", "gamma", lambda v: dr.BehaviorSF(PHI, gamma=v)),
-    OutOfRange("BehaviorSF.gamma.range", "gamma", lambda v: dr.BehaviorSF(PHI, gamma=v), BAD_GAMMA),
-    Int(
-        "BehaviorSF.fit.steps", "steps", lambda v: dr.BehaviorSF(PHI).fit(DATA, steps=v), minimum=1
-    ),
-    OutOfRange(
-        "cliff_grid.slip", "slip", lambda v: dr.cliff_grid(slip=v), st.sampled_from([-0.1, 1.5])
-    ),
+    keyword(Number, dr.BehaviorSF, "gamma", PHI),
+    keyword(OutOfRange, dr.BehaviorSF, "gamma", PHI, id="BehaviorSF.gamma.range", values=BAD_GAMMA),
+    keyword(Int, dr.BehaviorSF(PHI).fit, "steps", DATA, id="BehaviorSF.fit.steps", minimum=1),
+    keyword(OutOfRange, dr.cliff_grid, "slip", values=st.sampled_from([-0.1, 1.5])),
     Int("cliff_grid.rows", "rows", lambda v: dr.cliff_grid(v), minimum=3),
     Array(
         "random_walk_dataset.P",
@@ -178,11 +167,7 @@ CASES = [
         lambda v: dr.random_walk_dataset(np.full((2, 2, 2), 0.5), 2, v),
         minimum=1,
     ),
-    Rng(
-        "random_walk_dataset.rng",
-        "rng",
-        lambda v: dr.random_walk_dataset(np.full((2, 2, 2), 0.5), 2, 2, rng=v),
-    ),
+    keyword(Rng, dr.random_walk_dataset, "rng", np.full((2, 2, 2), 0.5), 2, 2),
     # inputs that do not fit together
     Mismatch(
         "fit.unequal_arrays",
@@ -233,35 +218,31 @@ CASES = [
     ),
     Mismatch("unfitted", "fit", lambda: dispo().act([0], W)),
     # PointMaze2D and its datasets
-    Number("PointMaze2D.goal_radius", "goal_radius", lambda v: dr.PointMaze2D(goal_radius=v)),
-    OutOfRange(
-        "PointMaze2D.goal_radius.range",
+    keyword(Number, dr.PointMaze2D, "goal_radius"),
+    keyword(
+        OutOfRange,
+        dr.PointMaze2D,
         "goal_radius",
-        lambda v: dr.PointMaze2D(goal_radius=v),
-        st.sampled_from([0.0, -1.0]),
+        id="PointMaze2D.goal_radius.range",
+        values=st.sampled_from([0.0, -1.0]),
     ),
-    Int("PointMaze2D.horizon", "horizon", lambda v: dr.PointMaze2D(horizon=v), minimum=1),
-    OutOfRange(
-        "PointMaze2D.damping.range",
+    keyword(Int, dr.PointMaze2D, "horizon", minimum=1),
+    keyword(
+        OutOfRange,
+        dr.PointMaze2D,
         "damping",
-        lambda v: dr.PointMaze2D(damping=v),
-        st.sampled_from([-0.1, 1.5]),
+        id="PointMaze2D.damping.range",
+        values=st.sampled_from([-0.1, 1.5]),
     ),
-    Number("PointMaze2D.accel", "accel", lambda v: dr.PointMaze2D(accel=v)),
-    OutOfRange(
-        "PointMaze2D.max_speed.range",
+    keyword(Number, dr.PointMaze2D, "accel"),
+    keyword(
+        OutOfRange,
+        dr.PointMaze2D,
         "max_speed",
-        lambda v: dr.PointMaze2D(max_speed=v),
-        st.sampled_from([0.0, -0.2, 1.0, 3.0]),
+        id="PointMaze2D.max_speed.range",
+        values=st.sampled_from([0.0, -0.2, 1.0, 3.0]),
     ),
-    Array(
-        "PointMaze2D.goal",
-        "goal",
-        lambda v: dr.PointMaze2D(goal=v),
-        shape=(2,),
-        ndims=(1,),
-        none_ok=True,
-    ),
+    keyword(Array, dr.PointMaze2D, "goal", shape=(2,), ndims=(1,), none_ok=True),
     Array("PointMaze2D.step.action", "action", lambda v: MAZE.step(v), shape=(2,), ndims=(1,)),
     Array(
         "PointMaze2D.dynamics.observations",
@@ -284,13 +265,9 @@ CASES = [
         shape=(1, 4),
         ndims=(2,),
     ),
-    Number(
-        "PointMaze2D.goal_reward.scale",
-        "scale",
-        lambda v: MAZE.goal_reward(np.ones((1, 4)), scale=v),
-    ),
+    keyword(Number, MAZE.goal_reward, "scale", np.ones((1, 4)), id="PointMaze2D.goal_reward.scale"),
     Int("PointMaze2D.sample_free.n", "n", lambda v: MAZE.sample_free(v), minimum=1),
-    Rng("PointMaze2D.reset.seed", "seed", lambda v: dr.PointMaze2D().reset(seed=v)),
+    keyword(Rng, dr.PointMaze2D().reset, "seed", id="PointMaze2D.reset.seed"),
     Int(
         "pointmaze_dataset.n_segments",
         "n_segments",
@@ -300,8 +277,8 @@ CASES = [
     Int(
         "pointmaze_dataset.length", "length", lambda v: dr.pointmaze_dataset(MAZE, 2, v), minimum=1
     ),
-    Number("pointmaze_dataset.noise", "noise", lambda v: dr.pointmaze_dataset(MAZE, 2, 2, noise=v)),
-    Rng("pointmaze_dataset.rng", "rng", lambda v: dr.pointmaze_dataset(MAZE, 2, 2, rng=v)),
+    keyword(Number, dr.pointmaze_dataset, "noise", MAZE, 2, 2),
+    keyword(Rng, dr.pointmaze_dataset, "rng", MAZE, 2, 2),
     Mismatch("PointMaze2D.goal_in_wall", "goal", lambda: dr.PointMaze2D(goal=(0.5, 0.5))),
     Mismatch(
         "PointMaze2D.start_in_wall",
@@ -318,26 +295,18 @@ CASES = [
     ),
     Mismatch("PointMaze2D.step_before_reset", "reset", lambda: dr.PointMaze2D().step([0.0, 0.0])),
     # OneStepModelMPC: its options are checked before torch is imported
-    Number("OneStepModelMPC.gamma", "gamma", lambda v: dr.OneStepModelMPC(PHI, gamma=v)),
-    OutOfRange(
-        "OneStepModelMPC.gamma.range",
+    keyword(Number, dr.OneStepModelMPC, "gamma", PHI),
+    keyword(
+        OutOfRange,
+        dr.OneStepModelMPC,
         "gamma",
-        lambda v: dr.OneStepModelMPC(PHI, gamma=v),
-        BAD_GAMMA,
+        PHI,
+        id="OneStepModelMPC.gamma.range",
+        values=BAD_GAMMA,
     ),
-    Int(
-        "OneStepModelMPC.horizon",
-        "horizon",
-        lambda v: dr.OneStepModelMPC(PHI, horizon=v),
-        minimum=1,
-    ),
-    Int(
-        "OneStepModelMPC.n_samples",
-        "n_samples",
-        lambda v: dr.OneStepModelMPC(PHI, n_samples=v),
-        minimum=1,
-    ),
-    Rng("OneStepModelMPC.rng", "rng", lambda v: dr.OneStepModelMPC(PHI, rng=v)),
+    keyword(Int, dr.OneStepModelMPC, "horizon", PHI, minimum=1),
+    keyword(Int, dr.OneStepModelMPC, "n_samples", PHI, minimum=1),
+    keyword(Rng, dr.OneStepModelMPC, "rng", PHI),
 ]
 
 if HAS_TORCH:
@@ -349,39 +318,34 @@ if HAS_TORCH:
     MPC.fit(MAZE_DATA, steps=2)
     W4 = np.ones(RFF4.dim)
     CASES += [
-        Int(
-            "GMM.n_components",
-            "n_components",
-            lambda v: dr.GaussianMixtureOutcomeModel(n_components=v),
-            minimum=1,
+        keyword(
+            Int, dr.GaussianMixtureOutcomeModel, "n_components", id="GMM.n_components", minimum=1
         ),
-        Number("GMM.lr", "lr", lambda v: dr.GaussianMixtureOutcomeModel(lr=v)),
-        Int(
-            "GMM.batch_size",
-            "batch_size",
-            lambda v: dr.GaussianMixtureOutcomeModel(batch_size=v),
-            minimum=1,
-        ),
-        OutOfRange(
-            "GMM.ema",
+        keyword(Number, dr.GaussianMixtureOutcomeModel, "lr", id="GMM.lr"),
+        keyword(Int, dr.GaussianMixtureOutcomeModel, "batch_size", id="GMM.batch_size", minimum=1),
+        keyword(
+            OutOfRange,
+            dr.GaussianMixtureOutcomeModel,
             "ema",
-            lambda v: dr.GaussianMixtureOutcomeModel(ema=v),
-            st.sampled_from([-0.1, 1.0, 2.0]),
+            id="GMM.ema",
+            values=st.sampled_from([-0.1, 1.0, 2.0]),
         ),
-        Number("GMM.min_std", "min_std", lambda v: dr.GaussianMixtureOutcomeModel(min_std=v)),
-        Int(
-            "Diffusion.n_diffusion_steps",
+        keyword(Number, dr.GaussianMixtureOutcomeModel, "min_std", id="GMM.min_std"),
+        keyword(
+            Int,
+            dr.DiffusionOutcomeModel,
             "n_diffusion_steps",
-            lambda v: dr.DiffusionOutcomeModel(n_diffusion_steps=v),
+            id="Diffusion.n_diffusion_steps",
             minimum=2,
         ),
-        Int(
-            "Diffusion.n_inference_steps",
+        keyword(
+            Int,
+            dr.DiffusionOutcomeModel,
             "n_inference_steps",
-            lambda v: dr.DiffusionOutcomeModel(n_inference_steps=v),
+            id="Diffusion.n_inference_steps",
             minimum=1,
         ),
-        Number("Diffusion.lr", "lr", lambda v: dr.DiffusionOutcomeModel(lr=v)),
+        keyword(Number, dr.DiffusionOutcomeModel, "lr", id="Diffusion.lr"),
         Array(
             "GMM.sample_outcomes.observations",
             "observations",
@@ -417,11 +381,8 @@ if HAS_TORCH:
             shape=(2, 2),
             ndims=(1, 2),
         ),
-        Int(
-            "MPC.fit.steps",
-            "steps",
-            lambda v: dr.OneStepModelMPC(RFF4).fit(MAZE_DATA, steps=v),
-            minimum=1,
+        keyword(
+            Int, dr.OneStepModelMPC(RFF4).fit, "steps", MAZE_DATA, id="MPC.fit.steps", minimum=1
         ),
         Mismatch(
             "GMM.obs_columns", "observations", lambda: GMM.sample_outcomes(np.ones((2, 3)), 2)

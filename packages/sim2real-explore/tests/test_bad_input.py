@@ -299,7 +299,7 @@ def test_practical_pieces():
 
 
 # ------------------------------------------------------------ continuous testbed and [torch] extra
-from papershelf_harness.suite import Array, Int, Number, OutOfRange, bad_input_suite  # noqa: E402
+from papershelf_harness.suite import Array, Int, Number, OutOfRange, bad_input_suite, keyword  # noqa: E402
 
 try:
     import torch as _torch
@@ -315,29 +315,18 @@ def _stepped(a):
 
 CONT = se.ContinuousPoint2D(horizon=3)
 CASES = [
-    Number(
-        "ContinuousPoint2D.action_scale",
-        "action_scale",
-        lambda v: se.ContinuousPoint2D(action_scale=v),
-    ),
-    Number("ContinuousPoint2D.shaping", "shaping", lambda v: se.ContinuousPoint2D(shaping=v)),
-    OutOfRange(
-        "ContinuousPoint2D.shaping<0",
+    keyword(Number, se.ContinuousPoint2D, "action_scale"),
+    keyword(Number, se.ContinuousPoint2D, "shaping"),
+    keyword(
+        OutOfRange,
+        se.ContinuousPoint2D,
         "shaping",
-        lambda v: se.ContinuousPoint2D(shaping=v),
-        st.floats(max_value=-1e-9, min_value=-1e6),
+        id="ContinuousPoint2D.shaping<0",
+        values=st.floats(max_value=-1e-09, min_value=-1000000.0),
     ),
-    Number("ContinuousPoint2D.radius", "radius", lambda v: se.ContinuousPoint2D(radius=v)),
-    Int(
-        "ContinuousPoint2D.horizon", "horizon", lambda v: se.ContinuousPoint2D(horizon=v), minimum=1
-    ),
-    Array(
-        "ContinuousPoint2D.start",
-        "start",
-        lambda v: se.ContinuousPoint2D(start=v),
-        shape=(2,),
-        ndims=(1,),
-    ),
+    keyword(Number, se.ContinuousPoint2D, "radius"),
+    keyword(Int, se.ContinuousPoint2D, "horizon", minimum=1),
+    keyword(Array, se.ContinuousPoint2D, "start", shape=(2,), ndims=(1,)),
     Array("ContinuousPoint2D.step.action", "action", _stepped, shape=(2,), ndims=(1,)),
     OutOfRange(
         "ContinuousPoint2D.step.action>1",
@@ -345,16 +334,8 @@ CASES = [
         lambda v: _stepped(np.array([v, 0.0])),
         st.floats(min_value=1.001, max_value=1e6) | st.floats(min_value=-1e6, max_value=-1.001),
     ),
-    Number(
-        "continuous_action_scale_mismatch.scale_real",
-        "scale_real",
-        lambda v: se.continuous_action_scale_mismatch(scale_real=v),
-    ),
-    Number(
-        "continuous_action_scale_mismatch.sim_shaping",
-        "sim_shaping",
-        lambda v: se.continuous_action_scale_mismatch(sim_shaping=v),
-    ),
+    keyword(Number, se.continuous_action_scale_mismatch, "scale_real"),
+    keyword(Number, se.continuous_action_scale_mismatch, "sim_shaping"),
     Int(
         "rollout_returns.n_episodes",
         "n_episodes",
@@ -366,71 +347,45 @@ if _torch is not None:
     _G = lambda: _torch.Generator().manual_seed(0)  # noqa: E731
     TORCH_CASES = [
         Int("SAC.obs_dim", "obs_dim", lambda v: se.SAC(v, 2), minimum=1),
-        Int("SAC.n_skills", "n_skills", lambda v: se.SAC(2, 2, n_skills=v), minimum=1),
-        Int("SAC.batch_size", "batch_size", lambda v: se.SAC(2, 2, batch_size=v), minimum=1),
-        Number("SAC.lr", "lr", lambda v: se.SAC(2, 2, lr=v)),
-        OutOfRange(
-            "SAC.gamma",
+        keyword(Int, se.SAC, "n_skills", 2, 2, minimum=1),
+        keyword(Int, se.SAC, "batch_size", 2, 2, minimum=1),
+        keyword(Number, se.SAC, "lr", 2, 2),
+        keyword(
+            OutOfRange,
+            se.SAC,
             "gamma",
-            lambda v: se.SAC(2, 2, gamma=v),
-            st.floats(min_value=1.0, max_value=10) | st.floats(max_value=-1e-9, min_value=-10),
+            2,
+            2,
+            values=st.floats(min_value=1.0, max_value=10)
+            | st.floats(max_value=-1e-09, min_value=-10),
         ),
-        OutOfRange(
-            "SAC.tau",
-            "tau",
-            lambda v: se.SAC(2, 2, tau=v),
-            st.floats(min_value=1.001, max_value=10),
-        ),
+        keyword(OutOfRange, se.SAC, "tau", 2, 2, values=st.floats(min_value=1.001, max_value=10)),
         Int(
             "SAC.policy.z", "z", lambda v: se.SAC(2, 2, n_skills=3).policy(v), minimum=0, maximum=2
         ),
-        Int(
-            "ReplayBuffer.capacity",
-            "capacity",
-            lambda v: se.ReplayBuffer(2, 2, capacity=v),
-            minimum=1,
-        ),
-        Int("DiverseEnsembleSAC.n", "n", lambda v: se.DiverseEnsembleSAC(CONT, n=v), minimum=1),
-        Number("DiverseEnsembleSAC.alpha", "alpha", lambda v: se.DiverseEnsembleSAC(CONT, alpha=v)),
-        OutOfRange(
-            "DiverseEnsembleSAC.alpha<0",
+        keyword(Int, se.ReplayBuffer, "capacity", 2, 2, minimum=1),
+        keyword(Int, se.DiverseEnsembleSAC, "n", CONT, minimum=1),
+        keyword(Number, se.DiverseEnsembleSAC, "alpha", CONT),
+        keyword(
+            OutOfRange,
+            se.DiverseEnsembleSAC,
             "alpha",
-            lambda v: se.DiverseEnsembleSAC(CONT, alpha=v),
-            st.floats(max_value=-1e-9, min_value=-1e6),
+            CONT,
+            id="DiverseEnsembleSAC.alpha<0",
+            values=st.floats(max_value=-1e-09, min_value=-1000000.0),
         ),
-        Number(
-            "DiverseEnsembleSAC.task_threshold",
-            "task_threshold",
-            lambda v: se.DiverseEnsembleSAC(CONT, task_threshold=v),
-        ),
-        Int(
-            "DiverseEnsembleSAC.update_every",
-            "update_every",
-            lambda v: se.DiverseEnsembleSAC(CONT, update_every=v),
-            minimum=1,
-        ),
-        Int(
-            "DiverseEnsembleSAC.warmup_steps",
-            "warmup_steps",
-            lambda v: se.DiverseEnsembleSAC(CONT, warmup_steps=v),
-            minimum=0,
-        ),
+        keyword(Number, se.DiverseEnsembleSAC, "task_threshold", CONT),
+        keyword(Int, se.DiverseEnsembleSAC, "update_every", CONT, minimum=1),
+        keyword(Int, se.DiverseEnsembleSAC, "warmup_steps", CONT, minimum=0),
         Int(
             "DiverseEnsembleSAC.fit.n_episodes",
             "n_episodes",
             lambda v: se.DiverseEnsembleSAC(CONT, n=2).fit(v),
             minimum=1,
         ),
-        Number(
-            "RealWorldLearner.explore_prob",
-            "explore_prob",
-            lambda v: se.RealWorldLearner(CONT, [], explore_prob=v),
-        ),
-        OutOfRange(
-            "RealWorldLearner.explore_prob",
-            "explore_prob",
-            lambda v: se.RealWorldLearner(CONT, [], explore_prob=v),
-            bad_probabilities(),
+        keyword(Number, se.RealWorldLearner, "explore_prob", CONT, []),
+        keyword(
+            OutOfRange, se.RealWorldLearner, "explore_prob", CONT, [], values=bad_probabilities()
         ),
         Int(
             "RealWorldLearner.fit.n_episodes",
@@ -438,52 +393,60 @@ if _torch is not None:
             lambda v: se.RealWorldLearner(CONT, []).fit(v),
             minimum=1,
         ),
-        Int(
-            "train_sac.n_episodes",
-            "n_episodes",
-            lambda v: se.train_sac(CONT, n_episodes=v),
-            minimum=1,
-        ),
-        Int(
-            "sac_exploration_transfer.n_episodes",
-            "n_episodes",
-            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=v),
-            minimum=1,
-        ),
-        Int(
-            "sac_exploration_transfer.sim_episodes",
+        keyword(Int, se.train_sac, "n_episodes", CONT, minimum=1),
+        keyword(Int, se.sac_exploration_transfer, "n_episodes", CONT, CONT, minimum=1),
+        keyword(
+            Int,
+            se.sac_exploration_transfer,
             "sim_episodes",
-            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, sim_episodes=v),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
             minimum=1,
         ),
-        Int(
-            "sac_exploration_transfer.n_policies",
+        keyword(
+            Int,
+            se.sac_exploration_transfer,
             "n_policies",
-            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, n_policies=v),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
             minimum=1,
         ),
-        OutOfRange(
-            "sac_exploration_transfer.explore_prob",
+        keyword(
+            OutOfRange,
+            se.sac_exploration_transfer,
             "explore_prob",
-            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, explore_prob=v),
-            bad_probabilities(),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
+            values=bad_probabilities(),
         ),
-        OutOfRange(
-            "sac_exploration_transfer.gamma",
+        keyword(
+            OutOfRange,
+            se.sac_exploration_transfer,
             "gamma",
-            lambda v: se.sac_exploration_transfer(CONT, CONT, n_episodes=2, gamma=v),
-            st.floats(min_value=1.0, max_value=10),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
+            values=st.floats(min_value=1.0, max_value=10),
         ),
-        Int(
-            "sac_direct_transfer.sim_episodes",
+        keyword(
+            Int,
+            se.sac_direct_transfer,
             "sim_episodes",
-            lambda v: se.sac_direct_transfer(CONT, CONT, n_episodes=2, sim_episodes=v),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
             minimum=1,
         ),
-        Int(
-            "sac_direct_transfer.update_every",
+        keyword(
+            Int,
+            se.sac_direct_transfer,
             "update_every",
-            lambda v: se.sac_direct_transfer(CONT, CONT, n_episodes=2, update_every=v),
+            CONT,
+            CONT,
+            kwargs={"n_episodes": 2},
             minimum=1,
         ),
     ]
