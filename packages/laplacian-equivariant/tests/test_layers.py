@@ -3,8 +3,13 @@
 import numpy as np
 import pytest
 import torch
-from _graphs import adjacency, automorphisms, cycle, path, star
-from laplacian_equivariant import LinmapsLayer, SchurLayer, eigenspace_projectors
+from _graphs import adjacency, automorphisms, cycle, path, perm_matrix, star
+from laplacian_equivariant import (
+    LinmapsLayer,
+    SchurLayer,
+    SecondOrderSchurLayer,
+    eigenspace_projectors,
+)
 
 TEMPLATES = {
     "C6": cycle(6),
@@ -127,3 +132,67 @@ def test_wrong_template_size_is_rejected():
         SchurLayer(cycle(6), 2, 2)(torch.randn(3, 6, 3))
     with pytest.raises(TypeError, match="x"):
         SchurLayer(cycle(6), 2, 2)(np.zeros((3, 6, 2)))
+
+
+# ---- second-order layer: X [K, m, m, c] -> sum_ij P_i X P_j W_ij + b --------------------------
+
+
+def _second_order_reference(proj, x, w, b):
+    """Naive double loop over eigenspace pairs, in numpy."""
+    out = np.zeros(x.shape[:3] + (w.shape[-1],))
+    for i in range(len(proj)):
+        for j in range(len(proj)):
+            out += np.einsum("ab,kbcf,cd,fo->kado", proj[i], x, proj[j], w[i, j])
+    return out + b
+
+
+@pytest.mark.parametrize("name", ["C6", "C5", "star4", "C5+pendant"])
+def test_second_order_matches_naive_double_sum(name):
+    a = TEMPLATES[name]
+    torch.manual_seed(0)
+    layer = SecondOrderSchurLayer(a, 3, 2)
+    _, proj = eigenspace_projectors(a)
+    assert layer.weight.shape == (len(proj), len(proj), 3, 2)
+    x = torch.randn(4, len(a), len(a), 3)
+    ref = _second_order_reference(
+        proj, x.numpy(), layer.weight.detach().numpy(), layer.bias.detach().numpy()
+    )
+    np.testing.assert_allclose(layer(x).detach().numpy(), ref, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", list(TEMPLATES))
+def test_second_order_equivariant_under_every_automorphism(name):
+    a = TEMPLATES[name]
+    torch.manual_seed(1)
+    layer = SecondOrderSchurLayer(a, 2, 3)
+    x = torch.randn(3, len(a), len(a), 2)
+    y = layer(x)
+    for p in automorphisms(a):
+        p = torch.as_tensor(p)
+        _close(layer(x[:, p][:, :, p]), y[:, p][:, :, p], atol=1e-10)
+    # a transposition that is not an automorphism of the template breaks it (the test has teeth)
+    if name == "C6":
+        q = torch.tensor([1, 0, 2, 3, 4, 5])
+        assert float((layer(x[:, q][:, :, q]) - y[:, q][:, :, q]).detach().abs().max()) > 1e-3
+
+
+def test_second_order_maps_are_independent_and_commute_with_automorphisms():
+    """The J^2 maps P_i (.) P_j as m^2 x m^2 matrices: rank J^2, each commuting with sigma (x)
+    sigma for every brute-force automorphism sigma of the 6-cycle."""
+    a = TEMPLATES["C6"]
+    _, proj = eigenspace_projectors(a)
+    maps = [np.kron(pi, pj) for pi in proj for pj in proj]  # vec_row(P_i X P_j) = (P_i (x) P_j) vec_row(X)
+    assert np.linalg.matrix_rank(np.stack([m.ravel() for m in maps])) == len(proj) ** 2 == 16
+    for p in automorphisms(a):
+        q = perm_matrix(p)
+        s = np.kron(q, q)
+        for m in maps:
+            np.testing.assert_allclose(s @ m, m @ s, atol=1e-10)
+
+
+def test_second_order_rejects_wrong_shapes():
+    layer = SecondOrderSchurLayer(cycle(5), 2, 2)
+    for bad in (torch.randn(3, 5, 2), torch.randn(3, 5, 4, 2), torch.randn(3, 5, 5, 3)):
+        with pytest.raises(ValueError, match="x"):
+            layer(bad)
+    assert layer(torch.zeros(0, 5, 5, 2)).shape == (0, 5, 5, 2)

@@ -5,7 +5,7 @@ from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _version
 
 from .data import GraphBatch, Molecule, batch_graphs, synthetic_molecules
-from .layers import LinmapsLayer, SchurLayer
+from .layers import LinmapsLayer, SchurLayer, SecondOrderSchurLayer
 from .models import SchurGNN
 from .spectral import (
     automorphisms,
@@ -19,7 +19,7 @@ from .subgraphs import cycle_adjacency, cycle_index, find_cycles
 try:
     __version__ = _version("laplacian-equivariant")
 except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.1.0"
+    __version__ = "0.2.0"
 
 __all__ = [
     "GraphBatch",
@@ -27,6 +27,7 @@ __all__ = [
     "Molecule",
     "SchurGNN",
     "SchurLayer",
+    "SecondOrderSchurLayer",
     "__version__",
     "automorphisms",
     "commutant_dimension",

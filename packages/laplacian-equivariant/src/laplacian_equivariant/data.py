@@ -4,20 +4,23 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 
 from ._checks import check_int, check_rng
 from ._validation import check_sizes
 from .subgraphs import cycle_index
 
-__all__ = ["ATOM_TYPES", "GraphBatch", "Molecule", "batch_graphs", "synthetic_molecules"]
+__all__ = ["ATOM_TYPES", "TARGETS", "GraphBatch", "Molecule", "batch_graphs", "synthetic_molecules"]
 
 ATOM_TYPES = ("ring", "linker", "substituent")
+TARGETS = ("para_meta", "alternating")
 
 
 class Molecule(NamedTuple):
-    """One graph: ``x`` [N, 3] one-hot atom type (ring, linker, substituent), ``edge_index``
-    LongTensor [2, E] (both directions), ``y`` [1] the target, and the counts it is made of."""
+    """One graph: ``x`` [N, 3] one-hot atom type (ring, linker, substituent), with a 4th column
+    of atom values for ``target="alternating"``; ``edge_index`` LongTensor [2, E] (both
+    directions), ``y`` [1] the target, and the substituent-pair counts on its 6-rings."""
 
     x: torch.Tensor
     edge_index: torch.Tensor
@@ -54,19 +57,28 @@ def synthetic_molecules(
     rng: Any = None,
     max_rings: int = 3,
     substituent_prob: float = 0.35,
+    target: str = "para_meta",
 ) -> list[Molecule]:
     """Random ring molecules: 1..``max_rings`` rings of 5 or 6 atoms joined by a linker atom,
     each free ring atom carrying a substituent atom with probability ``substituent_prob``.
 
-    Target (the para/meta/ortho task of the brief): ``y = #para - 0.5 * #meta`` over the
-    6-rings, a ring atom counting as substituted when it has a neighbour outside its ring
-    (substituent or linker). A para pair (ring distance 3) is an antipodal pair of the 6-cycle.
+    ``target="para_meta"`` (the para/meta/ortho task of the brief): ``y = #para - 0.5 * #meta``
+    over the 6-rings, a ring atom counting as substituted when it has a neighbour outside its
+    ring (substituent or linker). A para pair (ring distance 3) is an antipodal pair of the
+    6-cycle. ``x`` is [N, 3].
+
+    ``target="alternating"``: every atom also carries a value v ~ N(0, 1) (``x[:, 3]``), and
+    ``y = sum over 6-rings of (v_0 - v_1 + v_2 - v_3 + v_4 - v_5)^2 / 6`` (ring atoms in cyclic
+    order): the energy of the ring's values in the eigenspace of the 6-cycle Laplacian's top
+    eigenvalue 4, ``||P_4 v||^2``. A Schur layer has P_4 in one layer; linmaps (identity and
+    mean) and GIN must compose it from 3-hop products. ``x`` is [N, 4].
     """
-    from ._checks import check_probability
+    from ._checks import check_option, check_probability
 
     n_graphs = check_int(n_graphs, "n_graphs", minimum=1)
     max_rings = check_int(max_rings, "max_rings", minimum=1)
     p = check_probability(substituent_prob, "substituent_prob")
+    target = check_option(target, "target", TARGETS)
     gen = check_rng(rng)
     out = []
     for _ in range(n_graphs):
@@ -101,8 +113,19 @@ def synthetic_molecules(
                 a, b, c = _ring_pairs(ring, substituted)
                 para, meta, ortho = para + a, meta + b, ortho + c
         e = torch.tensor(edges, dtype=torch.long).T
-        x = torch.nn.functional.one_hot(torch.tensor(types), len(ATOM_TYPES)).float()
-        y = torch.tensor([para - 0.5 * meta], dtype=torch.get_default_dtype())
+        dtype = torch.get_default_dtype()
+        x = torch.nn.functional.one_hot(torch.tensor(types), len(ATOM_TYPES)).to(dtype)
+        if target == "para_meta":
+            y = torch.tensor([para - 0.5 * meta], dtype=dtype)
+        else:
+            v = gen.standard_normal(len(types))
+            energy = sum(
+                float(np.dot(v[ring], [1.0, -1.0] * 3)) ** 2 / 6.0
+                for ring in rings
+                if len(ring) == 6
+            )
+            x = torch.cat([x, torch.as_tensor(v, dtype=dtype)[:, None]], dim=1)
+            y = torch.tensor([energy], dtype=dtype)
         out.append(Molecule(x, torch.cat([e, e.flip(0)], dim=1), y, para, meta, ortho))
     return out
 

@@ -12,7 +12,16 @@ from torch import nn
 from ._checks import check_bool, check_int, check_tensor
 from .spectral import _eigenspaces, eigenspace_projectors, laplacian_matrix
 
-__all__ = ["LinmapsLayer", "SchurLayer"]
+__all__ = ["LinmapsLayer", "SchurLayer", "SecondOrderSchurLayer"]
+
+
+def _check_second_order(x: Any, m: int, in_dim: int) -> torch.Tensor:
+    x = check_tensor(x, "x", ndim=4, allow_empty=True)
+    if tuple(x.shape[1:]) != (m, m, in_dim):
+        raise ValueError(
+            f"x must have shape [K, m={m}, m={m}, in_dim={in_dim}], got shape {tuple(x.shape)}"
+        )
+    return x
 
 
 def _check_occurrences(x: Any, m: int | None, in_dim: int) -> torch.Tensor:
@@ -32,13 +41,14 @@ def _check_occurrences(x: Any, m: int | None, in_dim: int) -> torch.Tensor:
 class _WeightedLayer(nn.Module):
     """Shared parameters of both layers: ``weight [num_maps, in_dim, out_dim]`` and ``bias``."""
 
-    def __init__(self, num_maps: int, in_dim: int, out_dim: int, bias: Any):
+    def __init__(self, num_maps: int | tuple[int, ...], in_dim: int, out_dim: int, bias: Any):
         super().__init__()
         self.in_dim = check_int(in_dim, "in_dim", minimum=1)
         self.out_dim = check_int(out_dim, "out_dim", minimum=1)
         bias = check_bool(bias, "bias")
-        self.num_maps = int(num_maps)
-        self.weight = nn.Parameter(torch.empty(self.num_maps, self.in_dim, self.out_dim))
+        maps = tuple(num_maps) if isinstance(num_maps, tuple) else (int(num_maps),)
+        self.num_maps = math.prod(maps)
+        self.weight = nn.Parameter(torch.empty(*maps, self.in_dim, self.out_dim))
         self.bias = nn.Parameter(torch.empty(self.out_dim)) if bias else None
         self.reset_parameters()
 
@@ -55,7 +65,25 @@ class _WeightedLayer(nn.Module):
         )
 
 
-class SchurLayer(_WeightedLayer):
+class _TemplateLayer(_WeightedLayer):
+    """A layer built on one template's Laplacian eigenbasis (buffers shared by both orders)."""
+
+    def __init__(self, template_adj: Any, order: int, in_dim: int, out_dim: int, bias: Any):
+        vals, proj = eigenspace_projectors(template_adj)
+        _, vecs, groups = _eigenspaces(laplacian_matrix(template_adj), 1e-6)
+        super().__init__((len(vals),) * order, in_dim, out_dim, bias)
+        self.m = int(proj.shape[1])
+        dtype = torch.get_default_dtype()
+        self.register_buffer("eigenvalues", torch.as_tensor(vals, dtype=dtype))
+        self.register_buffer("projectors", torch.as_tensor(proj, dtype=dtype))
+        self.register_buffer("_basis", torch.as_tensor(np.ascontiguousarray(vecs), dtype=dtype))
+        self.register_buffer("_groups", torch.as_tensor(groups, dtype=torch.long))
+
+    def extra_repr(self) -> str:
+        return f"m={self.m}, " + super().extra_repr()
+
+
+class SchurLayer(_TemplateLayer):
     """Schur layer of one template: ``Y = sum_j P_j X W_j + b`` for every occurrence.
 
     Parameters
@@ -84,31 +112,54 @@ class SchurLayer(_WeightedLayer):
     """
 
     def __init__(self, template_adj: Any, in_dim: int, out_dim: int, *, bias: bool = True):
-        vals, proj = eigenspace_projectors(template_adj)
-        _, vecs, groups = _eigenspaces(laplacian_matrix(template_adj), 1e-6)
-        super().__init__(len(vals), in_dim, out_dim, bias)
-        self.m = int(proj.shape[1])
-        dtype = torch.get_default_dtype()
-        self.register_buffer("eigenvalues", torch.as_tensor(vals, dtype=dtype))
-        self.register_buffer("projectors", torch.as_tensor(proj, dtype=dtype))
-        self.register_buffer("_basis", torch.as_tensor(np.ascontiguousarray(vecs), dtype=dtype))
-        self.register_buffer("_groups", torch.as_tensor(groups, dtype=torch.long))
+        super().__init__(template_adj, 1, in_dim, out_dim, bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = _check_occurrences(x, self.m, self.in_dim)
-        k, m, c = x.shape
         u = self._basis.to(x.dtype)
-        # spectral coefficients, one row per eigenvector: [m, K, in]
-        xh = (u.T @ x.transpose(0, 1).reshape(m, k * c)).reshape(m, k, c)
+        # spectral coefficients, one row per eigenvector: [m, K, in] (einsum picks a single
+        # GEMM over the flattened K x in axis; an explicit transpose + reshape copies twice)
+        xh = torch.einsum("ba,kbc->akc", u, x)
         w = self.weight.to(x.dtype)[self._groups]  # [m, in, out]: W_j of each eigenvector
         yh = torch.bmm(xh, w)  # [m, K, out]
-        y = (u @ yh.reshape(m, k * self.out_dim)).reshape(m, k, self.out_dim).transpose(0, 1)
+        y = torch.einsum("ab,bko->kao", u, yh)
         if self.bias is not None:
             y = y + self.bias.to(x.dtype)
         return y
 
-    def extra_repr(self) -> str:
-        return f"m={self.m}, " + super().extra_repr()
+
+class SecondOrderSchurLayer(_TemplateLayer):
+    """Second-order Schur layer of one template: ``Y = sum_{i,j} P_i X P_j W_ij + b``.
+
+    The paper's second-order form (theory there, not used in its experiments): each occurrence
+    carries a second-order tensor X [m, m, in] (e.g. edge features of the subgraph, rows and
+    columns in the template's node order), and Y(sigma X sigma^T) = sigma Y(X) sigma^T for every
+    automorphism sigma. The J^2 maps X -> P_i X P_j are linearly independent; they span a
+    subspace of the group-theoretic second-order maps (which also include, e.g., transposes and
+    diagonal extraction).
+
+    Parameters are those of :class:`SchurLayer`. Attributes: ``eigenvalues`` [J],
+    ``projectors`` [J, m, m], ``weight`` [J, J, in_dim, out_dim] (``weight[i, j]`` = W_ij,
+    eigenvalue order on both axes), ``bias`` [out_dim] (the same on every entry) or None.
+
+    ``forward(x)``: x [K, m, m, in_dim] -> [K, m, m, out_dim], computed in the eigenbasis
+    (U^T X U, one weight per pair of eigenvectors, then U Y U^T).
+    """
+
+    def __init__(self, template_adj: Any, in_dim: int, out_dim: int, *, bias: bool = True):
+        super().__init__(template_adj, 2, in_dim, out_dim, bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = _check_second_order(x, self.m, self.in_dim)
+        u = self._basis.to(x.dtype)
+        g = self._groups
+        xh = torch.einsum("ba,kbcf,cd->kadf", u, x, u)  # U^T X U per channel
+        w = self.weight.to(x.dtype)[g[:, None], g[None, :]]  # [m, m, in, out]
+        yh = torch.einsum("kadf,adfo->kado", xh, w)
+        y = torch.einsum("ab,kbco,dc->kado", u, yh, u)  # U Y U^T
+        if self.bias is not None:
+            y = y + self.bias.to(x.dtype)
+        return y
 
 
 class LinmapsLayer(_WeightedLayer):
