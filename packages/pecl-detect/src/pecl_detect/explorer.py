@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import torch
 from torch import nn
 
-from ._checks import check_array, check_float, check_generator, check_int
+from ._checks import check_array, check_float, check_generator, check_int, check_option
 
 __all__ = ["DDPGExplorer"]
 
@@ -38,6 +39,13 @@ class DDPGExplorer(nn.Module):
     probabilities in the policy loss), target copies of both, a FIFO replay buffer, SGD with
     weight decay, TD target ``r + gamma Q'(s', actor'(s'))``, soft target update every step.
     ``update()`` trains once the buffer holds more than ``warmup`` transitions.
+
+    ``actor_loss="expected"`` (default) maximises ``E_{a ~ pi(s)} Q(s, a) = sum_a pi(a|s)
+    Q(s, onehot(a))``: the critic is read only at the one-hot actions it is fitted on.
+    ``actor_loss="soft"`` is the release's ``Q(s, pi(s))``, the critic at the soft probability
+    vector, a point it never sees in training; its slope there need not have the sign of
+    ``Q(s, select) - Q(s, skip)`` and the actor then drifts to a state-free policy (skip
+    everything, or select everything). Kept for comparison.
     """
 
     def __init__(
@@ -54,6 +62,7 @@ class DDPGExplorer(nn.Module):
         weight_decay=0.02,
         gamma=0.9,
         tau=0.01,
+        actor_loss="expected",
     ):
         super().__init__()
         self.warmup = check_int(warmup, "warmup", minimum=0)
@@ -67,6 +76,7 @@ class DDPGExplorer(nn.Module):
         self.weight_decay = check_float(weight_decay, "weight_decay", minimum=0.0)
         self.gamma = check_float(gamma, "gamma", minimum=0.0, maximum=1.0)
         self.tau = check_float(tau, "tau", minimum=0.0, maximum=1.0)
+        self.actor_loss = check_option(actor_loss, "actor_loss", ("expected", "soft"))
         if self.batch_size > self.buffer_size:
             raise ValueError(
                 f"batch_size must be <= buffer_size ({self.buffer_size}), got {self.batch_size}"
@@ -136,6 +146,12 @@ class DDPGExplorer(nn.Module):
         self._next = (k + 1) % self.buffer_size
         self._size = min(self._size + 1, self.buffer_size)
 
+    def _q_corners(self, critic: nn.Module, s: torch.Tensor) -> torch.Tensor:
+        """``(b, 2)``: the critic at both one-hot actions of every state."""
+        b = s.shape[0]
+        eye = torch.eye(2).repeat(b, 1)
+        return critic(torch.cat([s.repeat_interleave(2, dim=0), eye], dim=1)).view(b, 2)
+
     def update(self):
         """One gradient step on a random batch; ``None`` while the buffer holds ``<= warmup``
         transitions (or fewer than ``batch_size``), else ``(critic_loss, actor_loss)``."""
@@ -153,7 +169,12 @@ class DDPGExplorer(nn.Module):
         critic_loss.backward()
         self.critic_opt.step()
         p = torch.softmax(self.actor(s), dim=1)
-        actor_loss = -self.critic(torch.cat([s, p], dim=1)).mean()
+        if self.actor_loss == "soft":  # the release: the critic at the soft action
+            actor_loss = -self.critic(torch.cat([s, p], dim=1)).mean()
+        else:  # E_{a ~ pi(s)} Q(s, a): the critic only at the one-hot actions it was fitted on
+            with torch.no_grad():
+                q_all = self._q_corners(self.critic, s)
+            actor_loss = -(p * q_all).sum(dim=1).mean()
         self.actor_opt.zero_grad()
         actor_loss.backward()
         self.actor_opt.step()
@@ -164,3 +185,69 @@ class DDPGExplorer(nn.Module):
                     pt.mul_(1 - self.tau).add_(ps, alpha=self.tau)
         self.n_updates += 1
         return float(critic_loss.item()), float(actor_loss.item())
+
+    def _config(self) -> dict:
+        return {k: getattr(self, k) for k in _CONFIG}
+
+    def save(self, path) -> None:
+        """Write the networks, target networks, optimisers, replay buffer, generator state and
+        settings to ``path`` (``torch.save``); :meth:`load` restores them exactly."""
+        path = _check_path(path)
+        torch.save(
+            {
+                "format": "pecl_detect.DDPGExplorer/1",
+                "config": self._config(),
+                "modules": self.state_dict(),
+                "actor_opt": self.actor_opt.state_dict(),
+                "critic_opt": self.critic_opt.state_dict(),
+                "buffer": {"s": self._s, "a": self._a, "r": self._r, "s2": self._s2,
+                           "next": self._next, "size": self._size},  # fmt: skip
+                "n_updates": self.n_updates,
+                "generator": self._gen.get_state(),
+            },
+            path,
+        )
+
+    def load(self, path) -> DDPGExplorer:
+        """Restore a state written by :meth:`save` into this explorer (returns ``self``).
+
+        The saved ``state_dim``, ``hidden`` and ``buffer_size`` must match this explorer's
+        (``ValueError`` otherwise); the other saved settings replace this explorer's."""
+        path = _check_path(path)
+        try:
+            ckpt = torch.load(path, weights_only=True)
+        except Exception as e:  # noqa: BLE001 - any unreadable file is a bad value
+            raise ValueError(f"path {str(path)!r} is not a DDPGExplorer checkpoint: {e}") from e
+        if not isinstance(ckpt, dict) or ckpt.get("format") != "pecl_detect.DDPGExplorer/1":
+            raise ValueError(f"path {str(path)!r} is not a DDPGExplorer checkpoint")
+        cfg = ckpt["config"]
+        for k in ("state_dim", "hidden", "buffer_size"):
+            if cfg[k] != getattr(self, k):
+                raise ValueError(
+                    f"path {str(path)!r} holds an explorer with {k}={cfg[k]}, "
+                    f"this one has {k}={getattr(self, k)}"
+                )
+        for k, v in cfg.items():
+            setattr(self, k, v)
+        self.load_state_dict(ckpt["modules"])
+        for opt, key, lr in ((self.actor_opt, "actor_opt", self.lr_actor),
+                             (self.critic_opt, "critic_opt", self.lr_critic)):  # fmt: skip
+            opt.load_state_dict(ckpt[key])
+            for g in opt.param_groups:
+                g["lr"], g["weight_decay"] = lr, self.weight_decay
+        buf = ckpt["buffer"]
+        self._s, self._a, self._r, self._s2 = buf["s"], buf["a"], buf["r"], buf["s2"]
+        self._next, self._size = int(buf["next"]), int(buf["size"])
+        self.n_updates = int(ckpt["n_updates"])
+        self._gen.set_state(ckpt["generator"])
+        return self
+
+
+_CONFIG = ("warmup", "batch_size", "state_dim", "hidden", "buffer_size", "lr_actor",
+           "lr_critic", "weight_decay", "gamma", "tau", "actor_loss")  # fmt: skip
+
+
+def _check_path(path):
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return os.fspath(path)
