@@ -13,6 +13,7 @@ from laplacian_equivariant import (
     LinmapsLayer,
     SchurGNN,
     SchurLayer,
+    SecondOrderSchurLayer,
     batch_graphs,
     cycle_adjacency,
     eigenspace_projectors,
@@ -51,6 +52,35 @@ CASES = [
     suite.Int("SchurLayer.in_dim", "in_dim", lambda v: SchurLayer(C6, v, 2), minimum=1),
     suite.Int("SchurLayer.out_dim", "out_dim", lambda v: SchurLayer(C6, 2, v), minimum=1),
     suite.Flag("SchurLayer.bias", "bias", lambda v: SchurLayer(C6, 2, 2, bias=v)),
+    suite.Array(
+        "SecondOrderSchurLayer.template_adj",
+        "adj",
+        lambda v: SecondOrderSchurLayer(v, 2, 2),
+        (3, 3),
+        ndims=(2,),
+    ),
+    suite.Int(
+        "SecondOrderSchurLayer.in_dim", "in_dim", lambda v: SecondOrderSchurLayer(C6, v, 2), minimum=1
+    ),
+    suite.Int(
+        "SecondOrderSchurLayer.out_dim",
+        "out_dim",
+        lambda v: SecondOrderSchurLayer(C6, 2, v),
+        minimum=1,
+    ),
+    suite.Flag(
+        "SecondOrderSchurLayer.bias", "bias", lambda v: SecondOrderSchurLayer(C6, 2, 2, bias=v)
+    ),
+    suite.Mismatch(
+        "SecondOrderSchurLayer.forward.m",
+        "x",
+        lambda: SecondOrderSchurLayer(C6, 2, 2)(torch.zeros(3, 6, 5, 2)),
+    ),
+    suite.Mismatch(
+        "SecondOrderSchurLayer.forward.in_dim",
+        "x",
+        lambda: SecondOrderSchurLayer(C6, 2, 2)(torch.zeros(3, 6, 6, 3)),
+    ),
     suite.Int("LinmapsLayer.in_dim", "in_dim", lambda v: LinmapsLayer(v, 2), minimum=1),
     suite.Int("LinmapsLayer.out_dim", "out_dim", lambda v: LinmapsLayer(2, v), minimum=1),
     suite.Flag("LinmapsLayer.bias", "bias", lambda v: LinmapsLayer(2, 2, bias=v)),
@@ -74,6 +104,13 @@ CASES = [
         "max_rings",
         lambda v: synthetic_molecules(1, max_rings=v),
         minimum=1,
+    ),
+    K(
+        suite.Option,
+        synthetic_molecules,
+        "target",
+        1,
+        valid=frozenset({"para_meta", "alternating"}),
     ),
     suite.Rng("synthetic_molecules.rng", "rng", lambda v: synthetic_molecules(1, rng=v)),
     suite.Mismatch("SchurLayer.forward.m", "x", lambda: SchurLayer(C6, 2, 2)(torch.zeros(3, 5, 2))),
@@ -134,6 +171,8 @@ def test_layer_nan_input_is_a_value_error():
     x = torch.full((2, 6, 2), float("nan"))
     assert_rejects(ValueError, "x", SchurLayer(C6, 2, 2), x)
     assert_rejects(ValueError, "x", LinmapsLayer(2, 2), x)
+    assert_rejects(ValueError, "x", SecondOrderSchurLayer(C6, 2, 2), torch.full((1, 6, 6, 2), 1e400))
+    assert_rejects(TypeError, "x", SecondOrderSchurLayer(C6, 2, 2), np.zeros((1, 6, 6, 2)))
 
 
 @pytest.mark.parametrize("sizes", [(), (2,), (5, 5), (0, 6)])
