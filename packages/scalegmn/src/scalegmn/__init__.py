@@ -1,0 +1,39 @@
+"""ScaleGMN: scale- and permutation-equivariant graph metanetworks that process MLP weights, in pure PyTorch."""
+
+from importlib.metadata import version as _version
+
+from . import zoo
+from .graph import NNGraph, graph_to_mlp, mlp_to_graph
+from .layers import EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
+from .model import GMNLayer, ScaleGMN
+from .symmetry import (
+    apply_permutation,
+    apply_scaling,
+    canonicalize_sign,
+    canonicalize_sine_phase,
+    forward_mlp,
+    random_permutation,
+    random_scaling,
+)
+
+__version__ = _version("scalegmn")
+__all__ = [
+    "EdgeUpdate",
+    "GMNLayer",
+    "NNGraph",
+    "ReScaleEqMessage",
+    "ScaleEq",
+    "ScaleGMN",
+    "ScaleInv",
+    "__version__",
+    "apply_permutation",
+    "apply_scaling",
+    "canonicalize_sign",
+    "canonicalize_sine_phase",
+    "forward_mlp",
+    "graph_to_mlp",
+    "mlp_to_graph",
+    "random_permutation",
+    "random_scaling",
+    "zoo",
+]

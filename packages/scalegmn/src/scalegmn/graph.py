@@ -1,0 +1,141 @@
+"""The graph view of an MLP: one node per neuron, one directed edge per weight."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ._validation import check_mlp
+
+__all__ = ["NNGraph", "edge_types", "graph_to_mlp", "mlp_to_graph", "node_types"]
+
+
+def node_types(layer_dims) -> torch.Tensor:
+    """Positional type of every node (one network): each input neuron and each output neuron
+    has its own type (they are not permutable), each hidden layer shares one type."""
+    dims = tuple(layer_dims)
+    d0, L = dims[0], len(dims) - 1
+    types = [torch.arange(d0)]
+    for l in range(1, L):
+        types.append(torch.full((dims[l],), d0 + l - 1))
+    types.append(d0 + (L - 1) + torch.arange(dims[-1]))
+    return torch.cat(types).long()
+
+
+def edge_types(layer_dims) -> torch.Tensor:
+    """Positional type of every edge (one network, in :func:`mlp_to_graph` order): edges leaving
+    input neuron j share type j; edges entering output neuron k share one type per k; edges
+    between two hidden layers share one type per layer."""
+    dims = tuple(layer_dims)
+    d0, L = dims[0], len(dims) - 1
+    out = []
+    for l in range(1, L + 1):
+        rows, cols = dims[l], dims[l - 1]
+        if l == 1:
+            t = torch.arange(cols).expand(rows, cols)
+        elif l == L:
+            t = (d0 + (L - 2) + torch.arange(rows)).unsqueeze(1).expand(rows, cols)
+        else:
+            t = torch.full((rows, cols), d0 + l - 2)
+        out.append(t.reshape(-1))
+    return torch.cat(out).long()
+
+
+@dataclass(frozen=True)
+class NNGraph:
+    """A batch of MLPs as one graph (disjoint union, network g's nodes are consecutive).
+
+    x: [N, 1] node features (bias; 1 for input neurons); edge_index: [2, E] (row 0 source
+    neuron j in layer l-1, row 1 target neuron i in layer l); edge_attr: [E, 1] (W_l[i, j]);
+    layer: [N] layer of each node; hidden_mask: [N]; node_type: [N] and edge_type: [E]
+    positional types; batch: [N] network of each node; layer_dims: (d_0, ..., d_L).
+    Within a network nodes are ordered layer by layer and edges layer by layer, target-major
+    (so the edges of layer l reshape to W_l's [d_l, d_{l-1}] layout).
+    """
+
+    x: torch.Tensor
+    edge_index: torch.Tensor
+    edge_attr: torch.Tensor
+    layer: torch.Tensor
+    hidden_mask: torch.Tensor
+    node_type: torch.Tensor
+    edge_type: torch.Tensor
+    batch: torch.Tensor
+    num_graphs: int
+    layer_dims: tuple[int, ...]
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.x.shape[0])
+
+    @property
+    def input_mask(self) -> torch.Tensor:
+        return self.layer == 0
+
+    @property
+    def output_mask(self) -> torch.Tensor:
+        return self.layer == len(self.layer_dims) - 1
+
+
+def mlp_to_graph(weights, biases) -> NNGraph:
+    """Convert an MLP (or a batch of MLPs with one layout) to an :class:`NNGraph`."""
+    ws, bs, batched = check_mlp(weights, biases)
+    if not batched:
+        ws = [w.unsqueeze(0) for w in ws]
+        bs = [b.unsqueeze(0) for b in bs]
+    B = ws[0].shape[0]
+    dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+    L = len(dims) - 1
+    V = sum(dims)
+    device, dtype = ws[0].device, ws[0].dtype
+    offsets = [0]
+    for d in dims:
+        offsets.append(offsets[-1] + d)
+    x = torch.cat([torch.ones(B, dims[0], device=device, dtype=dtype), *bs], dim=1)
+    src, dst = [], []
+    for l in range(1, L + 1):
+        rows, cols = dims[l], dims[l - 1]
+        i = torch.arange(rows, device=device).unsqueeze(1).expand(rows, cols) + offsets[l]
+        j = torch.arange(cols, device=device).unsqueeze(0).expand(rows, cols) + offsets[l - 1]
+        dst.append(i.reshape(-1))
+        src.append(j.reshape(-1))
+    ei = torch.stack([torch.cat(src), torch.cat(dst)])
+    E = ei.shape[1]
+    shift = (torch.arange(B, device=device) * V).repeat_interleave(E)
+    edge_index = ei.repeat(1, B) + shift
+    edge_attr = torch.cat([w.reshape(B, -1) for w in ws], dim=1).reshape(-1, 1)
+    layer = torch.cat([torch.full((d,), l, device=device) for l, d in enumerate(dims)]).long()
+    hidden = (layer > 0) & (layer < L)
+    return NNGraph(
+        x=x.reshape(-1, 1),
+        edge_index=edge_index,
+        edge_attr=edge_attr,
+        layer=layer.repeat(B),
+        hidden_mask=hidden.repeat(B),
+        node_type=node_types(dims).to(device).repeat(B),
+        edge_type=edge_types(dims).to(device).repeat(B),
+        batch=torch.arange(B, device=device).repeat_interleave(V),
+        num_graphs=B,
+        layer_dims=dims,
+    )
+
+
+def graph_to_mlp(graph: NNGraph) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
+    """Inverse of :func:`mlp_to_graph`: batched ``(weights, biases)`` ([B, d_l, d_{l-1}], [B, d_l])."""
+    if not isinstance(graph, NNGraph):
+        from ._checks import describe
+
+        raise TypeError(f"graph must be an NNGraph, got {describe(graph)}")
+    dims, B = graph.layer_dims, graph.num_graphs
+    x = graph.x.reshape(B, -1)
+    e = graph.edge_attr.reshape(B, -1)
+    ws, bs = [], []
+    no, eo = dims[0], 0
+    for l in range(1, len(dims)):
+        n = dims[l] * dims[l - 1]
+        ws.append(e[:, eo : eo + n].reshape(B, dims[l], dims[l - 1]))
+        bs.append(x[:, no : no + dims[l]])
+        eo += n
+        no += dims[l]
+    return ws, bs
