@@ -253,10 +253,9 @@ def train(
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("model has no trainable parameters")
-    opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr)
+    update = _Adam(params, lr) if optimizer == "adam" else _GD(params, lr)
     history: dict[str, list] = {"step": [], "loss": []}
     for step in range(steps + 1):
-        opt.zero_grad()
         loss = model.loss()
         value = float(loss.detach())
         if step % log_every == 0 or step == steps or not math.isfinite(value):
@@ -264,9 +263,44 @@ def train(
             history["loss"].append(value)
         if step == steps or not math.isfinite(value):
             break
-        loss.backward()
-        opt.step()
+        grads = torch.autograd.grad(loss, params, allow_unused=True)
+        update([torch.zeros_like(p) if g is None else g for g, p in zip(grads, params)])
     return history
+
+
+class _GD:
+    """theta <- theta - lr * grad."""
+
+    def __init__(self, params, lr):
+        self.params, self.lr = params, lr
+
+    def __call__(self, grads):
+        with torch.no_grad():
+            for p, g in zip(self.params, grads):
+                p.sub_(self.lr * g)
+
+
+class _Adam:
+    """Adam (Kingma & Ba; betas 0.9, 0.999, eps 1e-8, bias-corrected), as torch.optim.Adam's
+    defaults. Written out because torch.optim's first use imports torch._dynamo (tens of seconds
+    on a loaded machine)."""
+
+    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
+        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
+        self.m = [torch.zeros_like(p) for p in params]
+        self.v = [torch.zeros_like(p) for p in params]
+        self.t = 0
+
+    def __call__(self, grads):
+        self.t += 1
+        b1, b2 = self.betas
+        c1, c2 = 1 - b1**self.t, 1 - b2**self.t
+        with torch.no_grad():
+            for p, g, m, v in zip(self.params, grads, self.m, self.v):
+                m.mul_(b1).add_(g, alpha=1 - b1)
+                v.mul_(b2).addcmul_(g, g, value=1 - b2)
+                denom = (v / c2).sqrt_().add_(self.eps)
+                p.addcdiv_(m, denom, value=-self.lr / c1)
 
 
 def _test_grid(d: int) -> torch.Tensor:
