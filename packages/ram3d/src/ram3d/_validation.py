@@ -22,8 +22,8 @@ def as_tensor(
 ) -> torch.Tensor:
     """A finite real tensor from a tensor or an array-like (bools are refused).
 
-    A tensor keeps its floating dtype unless ``dtype`` is given; integer tensors and arrays
-    become ``dtype`` (default float32). Nothing is clamped.
+    Floating tensors and arrays keep their dtype unless ``dtype`` is given (so a float64 image
+    stays bit-exact); integer ones become ``dtype`` (default float32). Nothing is clamped.
     """
     if isinstance(value, torch.Tensor):
         check_tensor(value, name, ndim=ndim, shape=shape, dtype="any", allow_empty=allow_empty)
@@ -34,8 +34,8 @@ def as_tensor(
             return value if dtype is None else value.to(dtype)
         return value.to(dtype or torch.float32)
     arr = check_array(value, name, ndim=ndim, shape=shape, dtype="numeric", allow_empty=allow_empty)
-    if arr.dtype.kind == "f" and dtype is None:
-        return torch.as_tensor(arr, dtype=torch.float32)
+    if arr.dtype.kind == "f":
+        return torch.as_tensor(arr, dtype=dtype)
     return torch.as_tensor(np.asarray(arr, dtype=np.float64), dtype=dtype or torch.float32)
 
 
