@@ -10,33 +10,12 @@ recursions), so it is O(N^2) per sequence.
 
 from __future__ import annotations
 
-import numpy as np
 from wsm_tpp import ExpHawkes, fit, objective, simulate_hawkes
+from wsm_tpp._naive import naive_awsm as _naive_awsm
 
 from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
 NOTES = f"{RATIO_NOTE}; baseline = naive per-event AWSM (rows 1-n) or MLE fit (last row)"
-
-
-def _naive_awsm(model, seqs, T):
-    total, count = 0.0, 0
-    for times, marks in seqs:
-        for n, t in enumerate(times):
-            hist = (times[:n], marks[:n])
-            tprev = times[n - 1] if n else 0.0
-            d = min(0.3 * (t - tprev), 1e-3)  # psi is smooth on (t_{n-1}, inf)
-
-            def lam(s, hist=hist):
-                return model.intensity([s], hist).sum()
-
-            def psi(s, lam=lam, d=d):
-                return (np.log(lam(s + d)) - np.log(lam(s - d))) / (2 * d) - lam(s)
-
-            p, dp = psi(t), (psi(t + d) - psi(t - d)) / (2 * d)
-            h, dh = min(t - tprev, T - t), (1.0 if t - tprev <= T - t else -1.0)
-            total += 0.5 * h * p**2 + h * dp + dh * p
-            count += 1
-    return total / count
 
 
 def _time(fn, repeat=3):

@@ -93,25 +93,29 @@ CASES = [
         (3, 2),
         ndims=(2, 3, 4),
     ),
-    suite.Array(
-        "TabularMDP.init",
-        "init",
-        lambda v: bd.TabularMDP(P, R, gamma=0.9, init=v),
-        (3,),
-        ndims=(1,),
+    suite.keyword(
+        suite.Array, bd.TabularMDP, "init", P, R, kwargs={"gamma": 0.9}, shape=(3,), ndims=(1,)
     ),
-    suite.Number("TabularMDP.gamma", "gamma", lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT)),
-    suite.OutOfRange(
-        "TabularMDP.gamma>=1",
+    suite.keyword(suite.Number, bd.TabularMDP, "gamma", P, R, kwargs={"init": INIT}),
+    suite.keyword(
+        suite.OutOfRange,
+        bd.TabularMDP,
         "gamma",
-        lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT),
-        _floats(lo=1.0, hi=1e6),
+        P,
+        R,
+        kwargs={"init": INIT},
+        id="TabularMDP.gamma>=1",
+        values=_floats(lo=1.0, hi=1000000.0),
     ),
-    suite.OutOfRange(
-        "TabularMDP.gamma<0",
+    suite.keyword(
+        suite.OutOfRange,
+        bd.TabularMDP,
         "gamma",
-        lambda v: bd.TabularMDP(P, R, gamma=v, init=INIT),
-        _floats(hi=-1e-9),
+        P,
+        R,
+        kwargs={"init": INIT},
+        id="TabularMDP.gamma<0",
+        values=_floats(hi=-1e-09),
     ),
     suite.Mismatch(
         "TabularMDP.R", "R", lambda: bd.TabularMDP(P, np.ones((3, 3)), gamma=0.9, init=INIT)
@@ -147,20 +151,11 @@ CASES = [
         lambda: bd.performance_gap_identity(MDP, np.full((3, 3), 1 / 3), PI),
     ),
     suite.Mismatch("q_values.pi", "pi", lambda: bd.q_values(MDP, np.full((2, 2), 0.5))),
-    suite.Number(
-        "gap_bounds.r_max", "r_max", lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v), none_ok=True
-    ),
-    suite.OutOfRange(
-        "gap_bounds.r_max",
-        "r_max",
-        lambda v: bd.gap_bounds(MDP, PI, PI, r_max=v),
-        _floats(hi=-1e-9),
-    ),
+    suite.keyword(suite.Number, bd.gap_bounds, "r_max", MDP, PI, PI, none_ok=True),
+    suite.keyword(suite.OutOfRange, bd.gap_bounds, "r_max", MDP, PI, PI, values=_floats(hi=-1e-09)),
     # --- objectives
-    suite.Number("AvPBC.beta", "beta", lambda v: bd.AvPBC(teacher, critic, beta=v)),
-    suite.OutOfRange(
-        "AvPBC.beta", "beta", lambda v: bd.AvPBC(teacher, critic, beta=v), _floats(hi=0.0)
-    ),
+    suite.keyword(suite.Number, bd.AvPBC, "beta", teacher, critic),
+    suite.keyword(suite.OutOfRange, bd.AvPBC, "beta", teacher, critic, values=_floats(hi=0.0)),
     suite.Array(
         "DBC.batch.observations",
         "batch['observations']",
@@ -188,24 +183,27 @@ CASES = [
         lambda: bd.DBC()(POLICY, {"observations": np.ones((6, 2)), "actions": np.zeros((5, 2))}),
     ),
     # --- meta_gradient
-    suite.Array("meta_gradient.states", "states", lambda v: mg(states=v), (4, 2), ndims=(2,)),
-    suite.Array("meta_gradient.actions", "actions", lambda v: mg(actions=v), (4, 2), ndims=(1, 2)),
+    suite.keyword(suite.Array, mg, "states", id="meta_gradient.states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(
+        suite.Array, mg, "actions", id="meta_gradient.actions", shape=(4, 2), ndims=(1, 2)
+    ),
     suite.Mismatch("meta_gradient.actions", "actions", lambda: mg(actions=np.zeros((3, 2)))),
     suite.Mismatch("meta_gradient.actions.width", "actions", lambda: mg(actions=np.zeros((4, 3)))),
-    suite.Int("meta_gradient.inner_steps", "inner_steps", lambda v: mg(inner_steps=v), minimum=1),
-    suite.Number("meta_gradient.inner_lr", "inner_lr", lambda v: mg(inner_lr=v)),
-    suite.OutOfRange(
-        "meta_gradient.inner_lr", "inner_lr", lambda v: mg(inner_lr=v), _floats(hi=0.0)
+    suite.keyword(suite.Int, mg, "inner_steps", id="meta_gradient.inner_steps", minimum=1),
+    suite.keyword(suite.Number, mg, "inner_lr", id="meta_gradient.inner_lr"),
+    suite.keyword(
+        suite.OutOfRange, mg, "inner_lr", id="meta_gradient.inner_lr", values=_floats(hi=0.0)
     ),
-    suite.Number("meta_gradient.inner_momentum", "inner_momentum", lambda v: mg(inner_momentum=v)),
-    suite.OutOfRange(
-        "meta_gradient.inner_momentum",
+    suite.keyword(suite.Number, mg, "inner_momentum", id="meta_gradient.inner_momentum"),
+    suite.keyword(
+        suite.OutOfRange,
+        mg,
         "inner_momentum",
-        lambda v: mg(inner_momentum=v),
-        _floats(lo=1.0, hi=1e6),
+        id="meta_gradient.inner_momentum",
+        values=_floats(lo=1.0, hi=1000000.0),
     ),
-    suite.Option(
-        "meta_gradient.method", "method", lambda v: mg(method=v), valid=frozenset(bd.METHODS)
+    suite.keyword(
+        suite.Option, mg, "method", id="meta_gradient.method", valid=frozenset(bd.METHODS)
     ),
     suite.Array(
         "meta_gradient.batch.observations",
@@ -215,17 +213,19 @@ CASES = [
         ndims=(2,),
     ),
     # --- train_bc
-    suite.Array("train_bc.states", "states", lambda v: tbc(states=v), (4, 2), ndims=(2,)),
-    suite.Array("train_bc.actions", "actions", lambda v: tbc(actions=v), (4, 2), ndims=(1, 2)),
+    suite.keyword(suite.Array, tbc, "states", id="train_bc.states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(suite.Array, tbc, "actions", id="train_bc.actions", shape=(4, 2), ndims=(1, 2)),
     suite.Mismatch("train_bc.actions", "actions", lambda: tbc(actions=np.zeros((5, 2)))),
-    suite.Int("train_bc.steps", "steps", lambda v: tbc(steps=v), minimum=1),
-    suite.Number("train_bc.lr", "lr", lambda v: tbc(lr=v)),
-    suite.OutOfRange("train_bc.lr", "lr", lambda v: tbc(lr=v), _floats(hi=0.0)),
-    suite.Number("train_bc.momentum", "momentum", lambda v: tbc(momentum=v)),
-    suite.OutOfRange("train_bc.momentum", "momentum", lambda v: tbc(momentum=v), _floats(hi=-1e-9)),
+    suite.keyword(suite.Int, tbc, "steps", id="train_bc.steps", minimum=1),
+    suite.keyword(suite.Number, tbc, "lr", id="train_bc.lr"),
+    suite.keyword(suite.OutOfRange, tbc, "lr", id="train_bc.lr", values=_floats(hi=0.0)),
+    suite.keyword(suite.Number, tbc, "momentum", id="train_bc.momentum"),
+    suite.keyword(
+        suite.OutOfRange, tbc, "momentum", id="train_bc.momentum", values=_floats(hi=-1e-09)
+    ),
     # --- distill
-    suite.Array("distill.states", "states", lambda v: dist(states=v), (4, 2), ndims=(2,)),
-    suite.Array("distill.actions", "actions", lambda v: dist(actions=v), (4, 2), ndims=(1, 2)),
+    suite.keyword(suite.Array, dist, "states", id="distill.states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(suite.Array, dist, "actions", id="distill.actions", shape=(4, 2), ndims=(1, 2)),
     suite.Mismatch("distill.actions", "actions", lambda: dist(actions=np.zeros((3, 2)))),
     suite.Array(
         "distill.offline_data.observations",
@@ -239,32 +239,37 @@ CASES = [
         "offline_data['actions']",
         lambda: dist(offline_data={"observations": np.ones((10, 2)), "actions": np.zeros((9, 2))}),
     ),
-    suite.Int("distill.outer_steps", "outer_steps", lambda v: dist(outer_steps=v), minimum=1),
-    suite.Int("distill.batch_size", "batch_size", lambda v: dist(batch_size=v), minimum=1),
+    suite.keyword(suite.Int, dist, "outer_steps", id="distill.outer_steps", minimum=1),
+    suite.keyword(suite.Int, dist, "batch_size", id="distill.batch_size", minimum=1),
     suite.Mismatch("distill.batch_size", "batch_size", lambda: dist(batch_size=11)),
-    suite.Int("distill.inner_steps", "inner_steps", lambda v: dist(inner_steps=v), minimum=1),
-    suite.Number("distill.outer_lr", "outer_lr", lambda v: dist(outer_lr=v)),
-    suite.OutOfRange("distill.outer_lr", "outer_lr", lambda v: dist(outer_lr=v), _floats(hi=0.0)),
-    suite.Number("distill.outer_momentum", "outer_momentum", lambda v: dist(outer_momentum=v)),
-    suite.OutOfRange(
-        "distill.outer_momentum",
+    suite.keyword(suite.Int, dist, "inner_steps", id="distill.inner_steps", minimum=1),
+    suite.keyword(suite.Number, dist, "outer_lr", id="distill.outer_lr"),
+    suite.keyword(
+        suite.OutOfRange, dist, "outer_lr", id="distill.outer_lr", values=_floats(hi=0.0)
+    ),
+    suite.keyword(suite.Number, dist, "outer_momentum", id="distill.outer_momentum"),
+    suite.keyword(
+        suite.OutOfRange,
+        dist,
         "outer_momentum",
-        lambda v: dist(outer_momentum=v),
-        _floats(lo=1.0, hi=1e6),
+        id="distill.outer_momentum",
+        values=_floats(lo=1.0, hi=1000000.0),
     ),
-    suite.Number("distill.inner_lr", "inner_lr", lambda v: dist(inner_lr=v)),
-    suite.Number("distill.clip_norm", "clip_norm", lambda v: dist(clip_norm=v), none_ok=True),
-    suite.OutOfRange(
-        "distill.clip_norm", "clip_norm", lambda v: dist(clip_norm=v), _floats(hi=0.0)
+    suite.keyword(suite.Number, dist, "inner_lr", id="distill.inner_lr"),
+    suite.keyword(suite.Number, dist, "clip_norm", id="distill.clip_norm", none_ok=True),
+    suite.keyword(
+        suite.OutOfRange, dist, "clip_norm", id="distill.clip_norm", values=_floats(hi=0.0)
     ),
-    suite.Int(
-        "distill.eval_every",
+    suite.keyword(
+        suite.Int,
+        dist,
         "eval_every",
-        lambda v: dist(eval_every=v, eval_fn=lambda s, a: 0.0),
+        kwargs={"eval_fn": lambda s, a: 0.0},
+        id="distill.eval_every",
         minimum=1,
         none_ok=True,
     ),
-    suite.Option("distill.method", "method", lambda v: dist(method=v), valid=frozenset(bd.METHODS)),
+    suite.keyword(suite.Option, dist, "method", id="distill.method", valid=frozenset(bd.METHODS)),
     # --- datasets
     suite.Array(
         "save_dataset.observations",
@@ -280,38 +285,30 @@ CASES = [
     ),
     # --- grid, teacher, policies
     suite.Int("slippery_grid.size", "size", lambda v: bd.slippery_grid(v), minimum=2),
-    suite.Number("slippery_grid.slip", "slip", lambda v: bd.slippery_grid(3, slip=v)),
-    suite.OutOfRange(
-        "slippery_grid.slip",
-        "slip",
-        lambda v: bd.slippery_grid(3, slip=v),
-        _floats(lo=1.0 + 1e-9, hi=1e6),
+    suite.keyword(suite.Number, bd.slippery_grid, "slip", 3),
+    suite.keyword(
+        suite.OutOfRange, bd.slippery_grid, "slip", 3, values=_floats(lo=1.0 + 1e-09, hi=1000000.0)
     ),
-    suite.Number("slippery_grid.gamma", "gamma", lambda v: bd.slippery_grid(3, gamma=v)),
+    suite.keyword(suite.Number, bd.slippery_grid, "gamma", 3),
     suite.Int(
         "epsilon_greedy_dataset.n_transitions",
         "n_transitions",
         lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), v),
         minimum=1,
     ),
-    suite.Int(
-        "epsilon_greedy_dataset.episode_length",
-        "episode_length",
-        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, episode_length=v),
-        minimum=1,
+    suite.keyword(
+        suite.Int, bd.epsilon_greedy_dataset, "episode_length", bd.slippery_grid(3), 10, minimum=1
     ),
-    suite.Array(
-        "epsilon_greedy_dataset.epsilons",
+    suite.keyword(
+        suite.Array,
+        bd.epsilon_greedy_dataset,
         "epsilons",
-        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, epsilons=v),
-        (2,),
+        bd.slippery_grid(3),
+        10,
+        shape=(2,),
         ndims=(1,),
     ),
-    suite.Rng(
-        "epsilon_greedy_dataset.rng",
-        "rng",
-        lambda v: bd.epsilon_greedy_dataset(bd.slippery_grid(3), 10, rng=v),
-    ),
+    suite.keyword(suite.Rng, bd.epsilon_greedy_dataset, "rng", bd.slippery_grid(3), 10),
     suite.Array(
         "TabularTeacher.features",
         "features",
@@ -342,12 +339,8 @@ CASES = [
     ),
     suite.Int("MLPPolicy.obs_dim", "obs_dim", lambda v: bd.MLPPolicy(v, 2), minimum=1),
     suite.Int("MLPPolicy.out_dim", "out_dim", lambda v: bd.MLPPolicy(2, v), minimum=1),
-    suite.Flag("MLPPolicy.discrete", "discrete", lambda v: bd.MLPPolicy(2, 2, discrete=v)),
-    suite.Number(
-        "MLPPolicy.max_action",
-        "max_action",
-        lambda v: bd.MLPPolicy(2, 2, discrete=False, max_action=v),
-    ),
+    suite.keyword(suite.Flag, bd.MLPPolicy, "discrete", 2, 2),
+    suite.keyword(suite.Number, bd.MLPPolicy, "max_action", 2, 2, kwargs={"discrete": False}),
 ]
 
 globals().update(suite.bad_input_suite(CASES, max_examples=3))

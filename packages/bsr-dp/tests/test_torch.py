@@ -8,23 +8,29 @@ from bsr_dp import CorrelatedNoise, bsr_coefs, minsep_sensitivity
 torch = pytest.importorskip("torch")
 
 
-def test_zero_noise_equals_sgd_with_momentum_and_decay():
+def _opt(params, lr, noise, clip, batch, steps, sep, **options):
+    """DPMFSGD with its six accounting arguments positional (lr, noise multiplier, clip norm,
+    batch size, steps, min separation)."""
     from bsr_dp import DPMFSGD
+
+    return DPMFSGD(
+        params,
+        lr=lr,
+        noise_multiplier=noise,
+        max_grad_norm=clip,
+        batch_size=batch,
+        n_steps=steps,
+        min_sep=sep,
+        **options,
+    )
+
+
+def test_zero_noise_equals_sgd_with_momentum_and_decay():
 
     torch.manual_seed(0)
     w1 = torch.nn.Parameter(torch.randn(5, dtype=torch.float64))
     w2 = torch.nn.Parameter(w1.detach().clone())
-    opt = DPMFSGD(
-        [w1],
-        lr=0.1,
-        momentum=0.9,
-        weight_decay=0.99,
-        noise_multiplier=0.0,
-        max_grad_norm=1e6,
-        batch_size=4,
-        n_steps=10,
-        min_sep=5,
-    )
+    opt = _opt([w1], 0.1, 0.0, 1000000.0, 4, 10, 5, momentum=0.9, weight_decay=0.99)
     m = torch.zeros(5, dtype=torch.float64)
     for _ in range(6):
         g = torch.randn(4, 5, dtype=torch.float64)
@@ -36,21 +42,11 @@ def test_zero_noise_equals_sgd_with_momentum_and_decay():
 
 
 def test_noise_is_the_correlated_stream():
-    from bsr_dp import DPMFSGD
 
     n, b = 12, 4
     gen = torch.Generator().manual_seed(7)
     w = torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))
-    opt = DPMFSGD(
-        [w],
-        lr=1.0,
-        noise_multiplier=2.0,
-        max_grad_norm=0.5,
-        batch_size=1,
-        n_steps=n,
-        min_sep=b,
-        generator=gen,
-    )
+    opt = _opt([w], 1.0, 2.0, 0.5, 1, n, b, generator=gen)
     outs = []
     for _ in range(n):  # zero gradients, no momentum, lr=1: each step subtracts the noise
         before = w.detach().clone()
@@ -73,34 +69,22 @@ def test_noise_is_the_correlated_stream():
 
 
 def test_clipping_bounds_each_example():
-    from bsr_dp import DPMFSGD
 
     w = torch.nn.Parameter(torch.zeros(2, dtype=torch.float64))
-    opt = DPMFSGD(
-        [w], lr=1.0, noise_multiplier=0.0, max_grad_norm=1.0, batch_size=2, n_steps=4, min_sep=2
-    )
+    opt = _opt([w], 1.0, 0.0, 1.0, 2, 4, 2)
     opt.step([torch.tensor([[30.0, 40.0], [0.3, 0.4]], dtype=torch.float64)])
     # clipped: [0.6, 0.8] + [0.3, 0.4], divided by the batch size 2
     torch.testing.assert_close(-w.detach(), torch.tensor([0.45, 0.6], dtype=torch.float64))
 
 
 def test_multiple_parameters_of_different_shapes():
-    from bsr_dp import DPMFSGD
     from torch.func import functional_call, grad, vmap
 
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 3)
     ref = torch.nn.Linear(4, 3)
     ref.load_state_dict(model.state_dict())
-    opt = DPMFSGD(
-        model.parameters(),
-        lr=0.1,
-        noise_multiplier=0.0,
-        max_grad_norm=1e6,
-        batch_size=8,
-        n_steps=5,
-        min_sep=5,
-    )
+    opt = _opt(model.parameters(), 0.1, 0.0, 1000000.0, 8, 5, 5)
     params = dict(model.named_parameters())
 
     def loss(p, x, y):
@@ -116,7 +100,6 @@ def test_multiple_parameters_of_different_shapes():
 
 
 def _train(bandwidth, seed):
-    from bsr_dp import DPMFSGD
     from torch.func import functional_call, grad, vmap
 
     gen = torch.Generator().manual_seed(seed)
@@ -128,15 +111,15 @@ def _train(bandwidth, seed):
     torch.nn.init.zeros_(model.weight)
     torch.nn.init.zeros_(model.bias)
     steps_per_epoch = n_data // bsz
-    opt = DPMFSGD(
+    opt = _opt(
         model.parameters(),
-        lr=0.05,
+        0.05,
+        3.0,
+        1.0,
+        bsz,
+        epochs * steps_per_epoch,
+        steps_per_epoch,
         momentum=0.9,
-        noise_multiplier=3.0,
-        max_grad_norm=1.0,
-        batch_size=bsz,
-        n_steps=epochs * steps_per_epoch,
-        min_sep=steps_per_epoch,
         bandwidth=bandwidth,
         generator=gen,
     )
@@ -170,9 +153,7 @@ def test_warns_past_n_steps_and_validates():
     from bsr_dp import DPMFSGD
 
     w = torch.nn.Parameter(torch.zeros(2))
-    opt = DPMFSGD(
-        [w], lr=0.1, noise_multiplier=1.0, max_grad_norm=1.0, batch_size=1, n_steps=2, min_sep=1
-    )
+    opt = _opt([w], 0.1, 1.0, 1.0, 1, 2, 1)
     opt.step([torch.zeros(1, 2)])
     opt.step([torch.zeros(1, 2)])
     with pytest.warns(UserWarning, match="n_steps"):
@@ -189,6 +170,4 @@ def test_warns_past_n_steps_and_validates():
     with pytest.raises(ValueError, match="momentum"):
         DPMFSGD([w], **kw, momentum=1.0)
     with pytest.raises(ValueError, match="max_grad_norm"):
-        DPMFSGD(
-            [w], lr=0.1, noise_multiplier=1.0, max_grad_norm=0.0, batch_size=1, n_steps=2, min_sep=1
-        )
+        _opt([w], 0.1, 1.0, 0.0, 1, 2, 1)

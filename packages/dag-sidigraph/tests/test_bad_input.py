@@ -37,6 +37,7 @@ from papershelf_harness.suite import (
     OutOfRange,
     Rng,
     bad_input_suite,
+    keyword,
 )
 from papershelf_harness.testing import assert_rejects
 
@@ -96,30 +97,18 @@ CASES = [
     Int("price_dag.m", "m", lambda v: price_dag(5, v, rng=0), minimum=1),
     Int("enumerate_posets.n", "n", lambda v: enumerate_posets(v), minimum=0, maximum=6),
     Int("num_posets.n", "n", lambda v: num_posets(v), minimum=0, maximum=6),
-    Int("PairSampler.k", "k", lambda v: PairSampler(TREE, k=v), minimum=0),
-    Int(
-        "PairSampler.batch_size", "batch_size", lambda v: PairSampler(TREE, batch_size=v), minimum=1
-    ),
+    keyword(Int, PairSampler, "k", TREE, minimum=0),
+    keyword(Int, PairSampler, "batch_size", TREE, minimum=1),
     OutOfRange("ncrp.alpha", "alpha", lambda v: ncrp(5, v, rng=0), _floats(hi=0.0)),
     OutOfRange("price_dag.c", "c", lambda v: price_dag(5, 1, v, rng=0), _floats(hi=0.0)),
     OutOfRange(
         "price_dag.gamma", "gamma", lambda v: price_dag(5, 1, 0.1, v, rng=0), _floats(hi=-1e-9)
     ),
-    Option(
-        "PairSampler.positives",
-        "positives",
-        lambda v: PairSampler(TREE, positives=v),
-        valid=frozenset({"reduction", "closure"}),
-    ),
-    Option(
-        "PairSampler.negatives",
-        "negatives",
-        lambda v: PairSampler(TREE, negatives=v),
-        valid=frozenset({"minimal", "all"}),
-    ),
-    Rng("ncrp.rng", "rng", lambda v: ncrp(5, rng=v)),
-    Rng("price_dag.rng", "rng", lambda v: price_dag(5, rng=v)),
-    Rng("PairSampler.rng", "rng", lambda v: PairSampler(TREE, rng=v)),
+    keyword(Option, PairSampler, "positives", TREE, valid=frozenset({"reduction", "closure"})),
+    keyword(Option, PairSampler, "negatives", TREE, valid=frozenset({"minimal", "all"})),
+    keyword(Rng, ncrp, "rng", 5),
+    keyword(Rng, price_dag, "rng", 5),
+    keyword(Rng, PairSampler, "rng", TREE),
     Mismatch("best_f1.scores", "scores", lambda: best_f1(np.zeros((6, 6)), TREE)),
     Mismatch("auf1c.f1", "f1", lambda: auf1c([0, 1, 2], [0.1, 0.2])),
 ]

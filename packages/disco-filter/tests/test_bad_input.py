@@ -91,15 +91,17 @@ CASES = [
     suite.Number("TextStage.t", "t", lambda v: TextStage("q", "v", v, encoder=enc)),
     suite.OutOfRange("TextStage.t>1", "t", lambda v: TextStage("q", "v", v, encoder=enc), gt(1.0)),
     suite.Number("ThresholdStage.t", "t", lambda v: ThresholdStage("s", v)),
-    suite.Int("Pipeline.batch_size", "batch_size", lambda v: Pipeline([], batch_size=v), minimum=1),
+    suite.keyword(suite.Int, Pipeline, "batch_size", [], minimum=1),
     # calibration
     suite.Array("fit_threshold.scores", "scores", lambda v: fit_threshold(v, Y), (10,), (1,)),
     suite.Array("fit_threshold.labels", "labels", lambda v: fit_threshold(S, v), (10,), (1,)),
     suite.Mismatch("fit_threshold.labels", "labels", lambda: fit_threshold(S, Y[:9])),
-    suite.Option(
-        "fit_threshold.objective",
+    suite.keyword(
+        suite.Option,
+        fit_threshold,
         "objective",
-        lambda v: fit_threshold(S, Y, objective=v),
+        S,
+        Y,
         valid=frozenset({"f1", "accuracy", "balanced_accuracy"}),
     ),
     suite.Array("auroc.scores", "scores", lambda v: auroc(v, Y), (10,), (1,)),
@@ -107,7 +109,7 @@ CASES = [
     suite.Mismatch("auroc.labels", "labels", lambda: auroc(S, Y[:9])),
     # subsets
     suite.Int("random_subset.n", "n", lambda v: random_subset(RECS, v, rng=0), minimum=0),
-    suite.Rng("random_subset.rng", "rng", lambda v: random_subset(RECS, 2, rng=v)),
+    suite.keyword(suite.Rng, random_subset, "rng", RECS, 2),
     suite.Int("top_subset.n", "n", lambda v: top_subset(RECS, v, key="s"), minimum=0),
     # index
     suite.Array("EmbeddingIndex.embs", "embs", lambda v: EmbeddingIndex(v), (5, 3), (2,)),
@@ -119,12 +121,7 @@ CASES = [
         "EmbeddingIndex.near_duplicates.t>1", "t", lambda v: INDEX.near_duplicates(v), gt(1.0)
     ),
     # audio baseline
-    suite.Int(
-        "LogMelStatsAudio.sr_internal",
-        "sr_internal",
-        lambda v: LogMelStatsAudio(sr_internal=v),
-        minimum=4000,
-    ),
+    suite.keyword(suite.Int, LogMelStatsAudio, "sr_internal", minimum=4000),
     suite.Int(
         "LogMelStatsAudio.encode.sr",
         "sr",

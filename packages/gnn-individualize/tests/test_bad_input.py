@@ -89,13 +89,7 @@ for fname, f in [
     )
 
 CASES += [
-    suite.Int(
-        "color_refinement.max_iter",
-        "max_iter",
-        lambda v: color_refinement(EI, 3, max_iter=v),
-        minimum=0,
-        none_ok=True,
-    ),
+    suite.keyword(suite.Int, color_refinement, "max_iter", EI, 3, minimum=0, none_ok=True),
     suite.Array("binary_code.ranks", "ranks", lambda v: binary_code(v, 4), (3,), ndims=(1,)),
     suite.Int("binary_code.bits", "bits", lambda v: binary_code([1, 2], v), minimum=1, maximum=63),
     suite.OutOfRange(
@@ -104,53 +98,40 @@ CASES += [
         lambda v: binary_code([v], 4),
         st.integers(-(10**6), -1),
     ),
-    suite.Int("tinhofer.bits", "bits", lambda v: tinhofer(EI, 3, bits=v), minimum=1, maximum=63),
-    suite.Int(
-        "tinhofer_w.bits", "bits", lambda v: tinhofer_w(EI, 3, bits=v), minimum=1, maximum=63
-    ),
-    suite.Int("tinhofer_w.k_weak", "k_weak", lambda v: tinhofer_w(EI, 3, k_weak=v), minimum=0),
+    suite.keyword(suite.Int, tinhofer, "bits", EI, 3, minimum=1, maximum=63),
+    suite.keyword(suite.Int, tinhofer_w, "bits", EI, 3, minimum=1, maximum=63),
+    suite.keyword(suite.Int, tinhofer_w, "k_weak", EI, 3, minimum=0),
     suite.Int(
         "relational_pooling.num_nodes", "num_nodes", lambda v: relational_pooling(v), minimum=1
     ),
-    suite.Int(
-        "relational_pooling.bits",
-        "bits",
-        lambda v: relational_pooling(3, bits=v),
-        minimum=1,
-        maximum=63,
-    ),
-    suite.Rng("relational_pooling.rng", "rng", lambda v: relational_pooling(3, rng=v)),
+    suite.keyword(suite.Int, relational_pooling, "bits", 3, minimum=1, maximum=63),
+    suite.keyword(suite.Rng, relational_pooling, "rng", 3),
     suite.Int("rni.num_nodes", "num_nodes", lambda v: rni(v), minimum=1),
-    suite.Int("rni.dim", "dim", lambda v: rni(3, dim=v), minimum=1),
-    suite.Rng("rni.rng", "rng", lambda v: rni(3, rng=v)),
+    suite.keyword(suite.Int, rni, "dim", 3, minimum=1),
+    suite.keyword(suite.Rng, rni, "rng", 3),
     suite.Int("csl_graph.n", "n", lambda v: csl_graph(v, 2), minimum=5),
     suite.Int("csl_graph.skip", "skip", lambda v: csl_graph(11, v), minimum=2, maximum=9),
     suite.Int("random_regular.n", "n", lambda v: random_regular(v, 0), minimum=1),
     suite.Int("random_regular.d", "d", lambda v: random_regular(10, v), minimum=0, maximum=9),
-    suite.Rng("random_regular.rng", "rng", lambda v: random_regular(10, 3, rng=v)),
+    suite.keyword(suite.Rng, random_regular, "rng", 10, 3),
     suite.Mismatch("random_regular.odd", "n * d", lambda: random_regular(5, 3)),
-    suite.Rng("permuted_copy.rng", "rng", lambda v: permuted_copy(EI, 3, rng=v)),
+    suite.keyword(suite.Rng, permuted_copy, "rng", EI, 3),
     suite.Int("has_cycle.k", "k", lambda v: has_cycle(EI, 3, v), minimum=3),
     suite.Int("ego_nets.radius", "radius", lambda v: ego_nets(EI, 3, v), minimum=0),
-    suite.Int("ego_batch.radius", "radius", lambda v: ego_batch(EI, 3, radius=v), minimum=0),
-    suite.Option(
-        "ego_batch.scheme",
+    suite.keyword(suite.Int, ego_batch, "radius", EI, 3, minimum=0),
+    suite.keyword(
+        suite.Option,
+        ego_batch,
         "scheme",
-        lambda v: ego_batch(EI, 3, scheme=v),
+        EI,
+        3,
         valid=frozenset({"tinhofer", "tinhofer_w", "relational_pooling", "rni", "none"}),
     ),
-    suite.Int("ego_batch.bits", "bits", lambda v: ego_batch(EI, 3, bits=v), minimum=1, maximum=63),
-    suite.Int("ego_batch.k_weak", "k_weak", lambda v: ego_batch(EI, 3, k_weak=v), minimum=0),
-    suite.Array(
-        "ego_batch.batch",
-        "batch",
-        lambda v: ego_batch(EI, 3, batch=v),
-        (3,),
-        ndims=(1,),
-        none_ok=True,
-    ),
+    suite.keyword(suite.Int, ego_batch, "bits", EI, 3, minimum=1, maximum=63),
+    suite.keyword(suite.Int, ego_batch, "k_weak", EI, 3, minimum=0),
+    suite.keyword(suite.Array, ego_batch, "batch", EI, 3, shape=(3,), ndims=(1,), none_ok=True),
     suite.Mismatch("ego_batch.batch_length", "batch", lambda: ego_batch(EI, 3, batch=[0, 0])),
-    suite.Rng("ego_batch.rng", "rng", lambda v: ego_batch(EI, 3, rng=v)),
+    suite.keyword(suite.Rng, ego_batch, "rng", EI, 3),
     suite.Int(
         "wl_equivalent.num_nodes_a", "num_nodes_a", lambda v: wl_equivalent(EI, v, EI, 3), minimum=3
     ),
@@ -167,12 +148,7 @@ CASES += [
         "labels_b",
         lambda: wl_equivalent(EI, 3, EI, 3, labels_a=[0, 0, 1], labels_b=[0, 1]),
     ),
-    suite.Int(
-        "individualize.k_weak",
-        "k_weak",
-        lambda v: individualize(GRAPHS, "tinhofer_w", k_weak=v),
-        minimum=0,
-    ),
+    suite.keyword(suite.Int, individualize, "k_weak", GRAPHS, "tinhofer_w", minimum=0),
     suite.Mismatch("individualize.empty", "graphs", lambda: individualize([], "rni")),
     suite.Array(
         "covering_number.embeddings",
@@ -188,10 +164,12 @@ CASES += [
         lambda v: covering_number(np.zeros((3, 2)), v),
         st.floats(-1e6, -1e-6),
     ),
-    suite.Option(
-        "covering_number.norm",
+    suite.keyword(
+        suite.Option,
+        covering_number,
         "norm",
-        lambda v: covering_number(np.zeros((3, 2)), 0.5, norm=v),
+        np.zeros((3, 2)),
+        0.5,
         valid=frozenset({"l2", "l1", "linf"}),
     ),
 ]

@@ -62,34 +62,23 @@ def _floats(lo=None, hi=None):
 CASES = [
     # letters / extraction
     suite.Int("letters.n", "n", lambda v: letters(v), minimum=1),
-    suite.Int(
-        "extract_letter.n_options",
+    suite.keyword(suite.Int, extract_letter, "n_options", "A", minimum=2),
+    suite.keyword(suite.Flag, extract_letter, "allow_lowercase", "a"),
+    suite.keyword(
+        suite.Int,
+        LLMExtractor(ScriptedLLM(["A"])),
         "n_options",
-        lambda v: extract_letter("A", n_options=v),
+        "x",
+        id="LLMExtractor.n_options",
         minimum=2,
     ),
-    suite.Flag(
-        "extract_letter.allow_lowercase",
-        "allow_lowercase",
-        lambda v: extract_letter("a", allow_lowercase=v),
-    ),
-    suite.Int(
-        "LLMExtractor.n_options",
-        "n_options",
-        lambda v: LLMExtractor(ScriptedLLM(["A"]))("x", n_options=v),
-        minimum=2,
-    ),
-    suite.Flag(
-        "LLMExtractor.deterministic_first",
-        "deterministic_first",
-        lambda v: LLMExtractor(ScriptedLLM([]), deterministic_first=v),
-    ),
+    suite.keyword(suite.Flag, LLMExtractor, "deterministic_first", ScriptedLLM([])),
     # bootstrap
     suite.Array(
         "bootstrap.correct", "correct", lambda v: bootstrap(v, n_boot=10), shape=(10,), ndims=(1,)
     ),
-    suite.Int("bootstrap.n_boot", "n_boot", lambda v: bootstrap(CORRECT, n_boot=v), minimum=2),
-    suite.Rng("bootstrap.rng", "rng", lambda v: bootstrap(CORRECT, n_boot=10, rng=v)),
+    suite.keyword(suite.Int, bootstrap, "n_boot", CORRECT, minimum=2),
+    suite.keyword(suite.Rng, bootstrap, "rng", CORRECT, kwargs={"n_boot": 10}),
     # curation
     suite.Array(
         "joint_embedding.img", "img", lambda v: joint_embedding(v, X), shape=(6, 3), ndims=(2,)
@@ -99,19 +88,14 @@ CASES = [
     ),
     suite.Mismatch("joint_embedding.txt", "txt", lambda: joint_embedding(X, X[:5])),
     suite.Array("knn_negatives.X", "X", lambda v: knn_negatives(v, k=1), shape=(6, 3), ndims=(2,)),
-    suite.Int("knn_negatives.k", "k", lambda v: knn_negatives(X, k=v), minimum=1),
-    suite.Number("knn_negatives.min_dist", "min_dist", lambda v: knn_negatives(X, k=1, min_dist=v)),
-    suite.OutOfRange(
-        "knn_negatives.min_dist",
-        "min_dist",
-        lambda v: knn_negatives(X, min_dist=v),
-        _floats(hi=-1e-9),
-    ),
+    suite.keyword(suite.Int, knn_negatives, "k", X, minimum=1),
+    suite.keyword(suite.Number, knn_negatives, "min_dist", X, kwargs={"k": 1}),
+    suite.keyword(suite.OutOfRange, knn_negatives, "min_dist", X, values=_floats(hi=-1e-09)),
     suite.Mismatch("knn_negatives.k>n-1", "k", lambda: knn_negatives(X, k=6)),
     suite.Int("random_negatives.n", "n", lambda v: random_negatives(v, k=1), minimum=2),
-    suite.Int("random_negatives.k", "k", lambda v: random_negatives(6, k=v), minimum=1),
+    suite.keyword(suite.Int, random_negatives, "k", 6, minimum=1),
     suite.Mismatch("random_negatives.k>n-1", "k", lambda: random_negatives(6, k=6)),
-    suite.Rng("random_negatives.rng", "rng", lambda v: random_negatives(6, rng=v)),
+    suite.keyword(suite.Rng, random_negatives, "rng", 6),
     suite.Array("difficulty.X", "X", lambda v: difficulty(v, NEG), shape=(6, 3), ndims=(2,)),
     suite.Array("difficulty.neg", "neg", lambda v: difficulty(X, v), shape=(6, 2), ndims=(2,)),
     suite.Mismatch("difficulty.neg", "neg", lambda: difficulty(X, NEG[:5])),
@@ -123,17 +107,16 @@ CASES = [
         shape=(6, 2),
         ndims=(2,),
     ),
-    suite.Option(
-        "make_questions.task",
+    suite.keyword(
+        suite.Option,
+        make_questions,
         "task",
-        lambda v: make_questions(CAPS, FIGS, NEG, task=v),
+        CAPS,
+        FIGS,
+        NEG,
         valid=frozenset({"fig2cap", "cap2fig"}),
     ),
-    suite.Rng(
-        "make_questions.rng",
-        "rng",
-        lambda v: make_questions(CAPS, FIGS, NEG, task="cap2fig", rng=v),
-    ),
+    suite.keyword(suite.Rng, make_questions, "rng", CAPS, FIGS, NEG, kwargs={"task": "cap2fig"}),
     suite.Mismatch(
         "make_questions.figures",
         "figures",
@@ -149,103 +132,67 @@ CASES = [
         shape=(6,),
         ndims=(1,),
     ),
-    suite.Int(
-        "tiered_split.silver_size",
-        "silver_size",
-        lambda v: tiered_split(X[:, 0], [0], silver_size=v),
-        minimum=0,
-    ),
+    suite.keyword(suite.Int, tiered_split, "silver_size", X[:, 0], [0], minimum=0),
     suite.Mismatch("tiered_split.gold_ids", "gold_ids", lambda: tiered_split(X[:, 0], [9])),
     # questions, prompts, evaluation, alignment
-    suite.Option(
-        "Question.task",
+    suite.keyword(
+        suite.Option,
+        dataclasses.replace,
         "task",
-        lambda v: dataclasses.replace(Q, task=v),
+        Q,
+        id="Question.task",
         valid=frozenset({"fig2cap", "cap2fig"}),
     ),
-    suite.Option(
-        "Question.answer",
-        "answer",
-        lambda v: dataclasses.replace(Q, answer=v),
-        valid=frozenset("ABC"),
+    suite.keyword(
+        suite.Option, dataclasses.replace, "answer", Q, id="Question.answer", valid=frozenset("ABC")
     ),
     suite.Mismatch(
         "Question.option_ids", "option_ids", lambda: dataclasses.replace(Q, option_ids=(1, 2))
     ),
     suite.Mismatch("Question.images", "images", lambda: dataclasses.replace(Q2, images=(1, 2))),
-    suite.Option(
-        "build_prompt.style",
-        "style",
-        lambda v: build_prompt(Q, style=v),
-        valid=frozenset({"cot", "direct"}),
-    ),
-    suite.Int(
-        "evaluate.n_shuffles",
-        "n_shuffles",
-        lambda v: evaluate(Oracle(), [Q], n_shuffles=v),
-        minimum=0,
-    ),
-    suite.Rng("evaluate.rng", "rng", lambda v: evaluate(Oracle(), [Q], n_shuffles=1, rng=v)),
-    suite.Rng("shuffle_options.rng", "rng", lambda v: shuffle_options(Q, rng=v)),
-    suite.Option(
-        "augment.mark", "mark", lambda v: augment(Q, mark=v), valid=frozenset({"true", "wrong"})
-    ),
-    suite.Flag(
-        "augment.instruct_ignore",
-        "instruct_ignore",
-        lambda v: augment(Q, mark="true", instruct_ignore=v),
-    ),
-    suite.Rng("augment.rng", "rng", lambda v: augment(Q, mark="wrong", rng=v)),
-    suite.Option(
-        "from_records.task",
-        "task",
-        lambda v: from_records([ROW], task=v),
-        valid=frozenset({"fig2cap", "cap2fig"}),
+    suite.keyword(suite.Option, build_prompt, "style", Q, valid=frozenset({"cot", "direct"})),
+    suite.keyword(suite.Int, evaluate, "n_shuffles", Oracle(), [Q], minimum=0),
+    suite.keyword(suite.Rng, evaluate, "rng", Oracle(), [Q], kwargs={"n_shuffles": 1}),
+    suite.keyword(suite.Rng, shuffle_options, "rng", Q),
+    suite.keyword(suite.Option, augment, "mark", Q, valid=frozenset({"true", "wrong"})),
+    suite.keyword(suite.Flag, augment, "instruct_ignore", Q, kwargs={"mark": "true"}),
+    suite.keyword(suite.Rng, augment, "rng", Q, kwargs={"mark": "wrong"}),
+    suite.keyword(
+        suite.Option, from_records, "task", [ROW], valid=frozenset({"fig2cap", "cap2fig"})
     ),
     # LLM protocol and the synthetic world
-    suite.Int(
-        "ScriptedLLM.complete.n", "n", lambda v: ScriptedLLM(["a"]).complete([], n=v), minimum=1
+    suite.keyword(
+        suite.Int, ScriptedLLM(["a"]).complete, "n", [], id="ScriptedLLM.complete.n", minimum=1
     ),
-    suite.Number(
-        "ScriptedLLM.complete.temperature",
+    suite.keyword(
+        suite.Number,
+        ScriptedLLM(["a"]).complete,
         "temperature",
-        lambda v: ScriptedLLM(["a"]).complete([], temperature=v),
+        [],
+        id="ScriptedLLM.complete.temperature",
     ),
-    suite.OutOfRange(
-        "ScriptedLLM.complete.temperature",
+    suite.keyword(
+        suite.OutOfRange,
+        ScriptedLLM(["a"]).complete,
         "temperature",
-        lambda v: ScriptedLLM(["a"]).complete([], temperature=v),
-        _floats(hi=-1e-9),
+        [],
+        id="ScriptedLLM.complete.temperature",
+        values=_floats(hi=-1e-09),
     ),
-    suite.Number(
-        "LLMChatModel.temperature",
-        "temperature",
-        lambda v: LLMChatModel(ScriptedLLM([]), temperature=v),
-    ),
+    suite.keyword(suite.Number, LLMChatModel, "temperature", ScriptedLLM([])),
     suite.Int(
         "synthetic_world.n_clusters", "n_clusters", lambda v: synthetic_world(v, 2), minimum=1
     ),
     suite.Int(
         "synthetic_world.per_cluster", "per_cluster", lambda v: synthetic_world(2, v), minimum=1
     ),
-    suite.Int("synthetic_world.dim", "dim", lambda v: synthetic_world(2, 2, dim=v), minimum=1),
-    suite.Number(
-        "synthetic_world.latent_noise",
-        "latent_noise",
-        lambda v: synthetic_world(2, 2, latent_noise=v),
+    suite.keyword(suite.Int, synthetic_world, "dim", 2, 2, minimum=1),
+    suite.keyword(suite.Number, synthetic_world, "latent_noise", 2, 2),
+    suite.keyword(suite.Number, synthetic_world, "modality_noise", 2, 2),
+    suite.keyword(
+        suite.OutOfRange, synthetic_world, "latent_noise", 2, 2, values=_floats(hi=-1e-09)
     ),
-    suite.Number(
-        "synthetic_world.modality_noise",
-        "modality_noise",
-        lambda v: synthetic_world(2, 2, modality_noise=v),
-    ),
-    suite.OutOfRange(
-        "synthetic_world.latent_noise",
-        "latent_noise",
-        lambda v: synthetic_world(2, 2, latent_noise=v),
-        _floats(hi=-1e-9),
-    ),
-    suite.Rng("synthetic_world.rng", "rng", lambda v: synthetic_world(2, 2, rng=v)),
+    suite.keyword(suite.Rng, synthetic_world, "rng", 2, 2),
 ]
 
 globals().update(suite.bad_input_suite(CASES))

@@ -105,9 +105,7 @@ CASES = [
     suite.Array(
         "tune_weights.R", "R", lambda v: sl.tune_weights(S1, v, Y, C, grid=GRID), (6, 2), (2,)
     ),
-    suite.Array(
-        "tune_weights.grid", "grid", lambda v: sl.tune_weights(S1, R, Y, C, grid=v), (3,), (1,)
-    ),
+    suite.keyword(suite.Array, sl.tune_weights, "grid", S1, R, Y, C, shape=(3,), ndims=(1,)),
     suite.Mismatch("tune_weights.Y", "Y", lambda: sl.tune_weights(S1, R, Y[:5], C, grid=GRID)),
     suite.Mismatch(
         "tune_weights.candidates", "candidates", lambda: sl.tune_weights(S1, R, Y, C[:5], grid=GRID)

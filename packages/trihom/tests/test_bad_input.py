@@ -79,12 +79,8 @@ def _arrays():
         suite.Array(
             "correlate.accuracy", "accuracy", lambda v: trihom.correlate(X[:, 0], v), Y_SHAPE, (1,)
         ),
-        suite.Array(
-            "csbm3h.degree_range",
-            "degree_range",
-            lambda v: _csbm(degree_range=v),
-            (2,),
-            (1,),
+        suite.keyword(
+            suite.Array, _csbm, "degree_range", id="csbm3h.degree_range", shape=(2,), ndims=(1,)
         ),
     ]
     return out
@@ -108,6 +104,9 @@ unit = st.one_of(
     st.floats(max_value=-1e-6, min_value=-1e6), st.floats(min_value=1 + 1e-6, max_value=1e6)
 )
 non_positive = st.floats(max_value=0.0, min_value=-1e6)
+outside_pm1 = st.one_of(
+    st.floats(max_value=-1 - 1e-6, min_value=-1e6), st.floats(min_value=1 + 1e-6, max_value=1e6)
+)
 
 CASES = _arrays() + [
     # numbers
@@ -119,149 +118,157 @@ CASES = _arrays() + [
         suite.Number(f"csbm3h.{a}", a, lambda v, a=a: _csbm(**{a: v}))
         for a in ("h_L", "h_S", "h_F")
     ],
-    suite.Number(
-        "feature_homophily.grid_step",
-        "grid_step",
-        lambda v: trihom.feature_homophily(EI, X, Y, grid_step=v),
-    ),
-    suite.Number("train_gcn.lr", "lr", lambda v: models.train_gcn(EI, X, Y, lr=v)),
-    suite.Number(
-        "train_gcn.weight_decay",
-        "weight_decay",
-        lambda v: models.train_gcn(EI, X, Y, weight_decay=v),
-    ),
-    suite.Number("train_gcn.dropout", "dropout", lambda v: models.train_gcn(EI, X, Y, dropout=v)),
-    suite.Number(
-        "train_mlp.train_fraction",
+    suite.keyword(suite.Number, trihom.feature_homophily, "grid_step", EI, X, Y),
+    suite.keyword(suite.Number, models.train_gcn, "lr", EI, X, Y),
+    suite.keyword(suite.Number, models.train_gcn, "weight_decay", EI, X, Y),
+    suite.keyword(suite.Number, models.train_gcn, "dropout", EI, X, Y),
+    suite.keyword(suite.Number, models.train_mlp, "train_fraction", EI, X, Y),
+    suite.keyword(
+        suite.Number,
+        classifier.classifier_based_homophily,
         "train_fraction",
-        lambda v: models.train_mlp(EI, X, Y, train_fraction=v),
-    ),
-    suite.Number(
-        "classifier.train_fraction",
-        "train_fraction",
-        lambda v: classifier.classifier_based_homophily(EI, X, Y, train_fraction=v),
+        EI,
+        X,
+        Y,
+        id="classifier.train_fraction",
     ),
     # out of range
-    suite.OutOfRange("tri_hom.h_L.range", "h_L", lambda v: _tri(h_L=v), unit),
-    suite.OutOfRange("tri_hom.h_S.range", "h_S", lambda v: _tri(h_S=v), unit),
-    suite.OutOfRange("tri_hom.h_F.range", "h_F", lambda v: _tri(h_F=v), unit),
-    suite.OutOfRange("tri_hom.rho.range", "rho", lambda v: _tri(rho=v), non_positive),
-    suite.OutOfRange(
-        "tri_hom_from_graph.rho.range",
+    suite.keyword(suite.OutOfRange, _tri, "h_L", id="tri_hom.h_L.range", values=unit),
+    suite.keyword(suite.OutOfRange, _tri, "h_S", id="tri_hom.h_S.range", values=unit),
+    # h_F is a cosine-type homophily in [-1, 1]: only values outside it are out of range
+    suite.keyword(suite.OutOfRange, _tri, "h_F", id="tri_hom.h_F.range", values=outside_pm1),
+    suite.keyword(suite.OutOfRange, _tri, "rho", id="tri_hom.rho.range", values=non_positive),
+    suite.keyword(
+        suite.OutOfRange,
+        trihom.tri_hom_from_graph,
         "rho",
-        lambda v: trihom.tri_hom_from_graph(EI, X, Y, rho=v),
-        non_positive,
+        EI,
+        X,
+        Y,
+        id="tri_hom_from_graph.rho.range",
+        values=non_positive,
     ),
-    suite.OutOfRange("csbm3h.h_L.range", "h_L", lambda v: _csbm(h_L=v), unit),
-    suite.OutOfRange("csbm3h.h_S.range", "h_S", lambda v: _csbm(h_S=v), unit),
-    suite.OutOfRange(
-        "csbm3h.h_F.range",
+    suite.keyword(suite.OutOfRange, _csbm, "h_L", id="csbm3h.h_L.range", values=unit),
+    suite.keyword(suite.OutOfRange, _csbm, "h_S", id="csbm3h.h_S.range", values=unit),
+    suite.keyword(
+        suite.OutOfRange,
+        _csbm,
         "h_F",
-        lambda v: _csbm(h_F=v),
-        st.one_of(
-            st.floats(max_value=-1.0, min_value=-1e6), st.floats(min_value=1.0, max_value=1e6)
+        id="csbm3h.h_F.range",
+        values=st.one_of(
+            st.floats(max_value=-1.0, min_value=-1000000.0),
+            st.floats(min_value=1.0, max_value=1000000.0),
         ),
     ),
-    suite.OutOfRange(
-        "feature_homophily.grid_step.range",
+    suite.keyword(
+        suite.OutOfRange,
+        trihom.feature_homophily,
         "grid_step",
-        lambda v: trihom.feature_homophily(EI, X, Y, grid_step=v),
-        st.one_of(non_positive, st.floats(min_value=1 + 1e-6, max_value=1e6)),
+        EI,
+        X,
+        Y,
+        id="feature_homophily.grid_step.range",
+        values=st.one_of(non_positive, st.floats(min_value=1 + 1e-06, max_value=1000000.0)),
     ),
-    suite.OutOfRange(
-        "train_gcn.dropout.range",
+    suite.keyword(
+        suite.OutOfRange,
+        models.train_gcn,
         "dropout",
-        lambda v: models.train_gcn(EI, X, Y, dropout=v),
-        st.one_of(
-            st.floats(max_value=-1e-6, min_value=-1e3), st.floats(min_value=1.0, max_value=1e3)
+        EI,
+        X,
+        Y,
+        id="train_gcn.dropout.range",
+        values=st.one_of(
+            st.floats(max_value=-1e-06, min_value=-1000.0),
+            st.floats(min_value=1.0, max_value=1000.0),
         ),
     ),
-    suite.OutOfRange(
-        "train_gcn.lr.range", "lr", lambda v: models.train_gcn(EI, X, Y, lr=v), non_positive
+    suite.keyword(
+        suite.OutOfRange,
+        models.train_gcn,
+        "lr",
+        EI,
+        X,
+        Y,
+        id="train_gcn.lr.range",
+        values=non_positive,
     ),
     # integers
-    suite.Int("tri_hom.num_classes", "num_classes", lambda v: _tri(num_classes=v), minimum=2),
-    suite.Int("csbm3h.n", "n", lambda v: _csbm(n=v), minimum=2),
-    suite.Int("csbm3h.num_classes", "num_classes", lambda v: _csbm(num_classes=v), minimum=2),
-    suite.Int("csbm3h.feat_dim", "feat_dim", lambda v: _csbm(feat_dim=v), minimum=1),
-    suite.Int(
-        "spectral_radius.num_nodes",
-        "num_nodes",
-        lambda v: trihom.spectral_radius(EI, num_nodes=v),
-        minimum=1,
-        none_ok=True,
-    ),
-    suite.Int(
-        "train_gcn.hidden", "hidden", lambda v: models.train_gcn(EI, X, Y, hidden=v), minimum=1
-    ),
-    suite.Int(
-        "train_mlp.epochs", "epochs", lambda v: models.train_mlp(EI, X, Y, epochs=v), minimum=1
-    ),
-    suite.Int(
-        "classifier.repeats",
+    suite.keyword(suite.Int, _tri, "num_classes", id="tri_hom.num_classes", minimum=2),
+    suite.keyword(suite.Int, _csbm, "n", id="csbm3h.n", minimum=2),
+    suite.keyword(suite.Int, _csbm, "num_classes", id="csbm3h.num_classes", minimum=2),
+    suite.keyword(suite.Int, _csbm, "feat_dim", id="csbm3h.feat_dim", minimum=1),
+    suite.keyword(suite.Int, trihom.spectral_radius, "num_nodes", EI, minimum=1, none_ok=True),
+    suite.keyword(suite.Int, models.train_gcn, "hidden", EI, X, Y, minimum=1),
+    suite.keyword(suite.Int, models.train_mlp, "epochs", EI, X, Y, minimum=1),
+    suite.keyword(
+        suite.Int,
+        classifier.classifier_based_homophily,
         "repeats",
-        lambda v: classifier.classifier_based_homophily(EI, X, Y, repeats=v),
+        EI,
+        X,
+        Y,
+        id="classifier.repeats",
         minimum=2,
     ),
     # flags
-    suite.Flag(
-        "structural_homophily.per_class",
-        "per_class",
-        lambda v: trihom.structural_homophily(EI, Y, per_class=v),
-    ),
-    suite.Flag(
-        "feature_homophily.per_feature",
-        "per_feature",
-        lambda v: trihom.feature_homophily(EI, X, Y, per_feature=v),
-    ),
-    suite.Flag("tri_hom.graph_aware", "graph_aware", lambda v: _tri(graph_aware=v)),
-    suite.Flag(
-        "tri_hom_from_graph.graph_aware",
-        "graph_aware",
-        lambda v: trihom.tri_hom_from_graph(EI, X, Y, graph_aware=v),
-    ),
+    suite.keyword(suite.Flag, trihom.structural_homophily, "per_class", EI, Y),
+    suite.keyword(suite.Flag, trihom.feature_homophily, "per_feature", EI, X, Y),
+    suite.keyword(suite.Flag, _tri, "graph_aware", id="tri_hom.graph_aware"),
+    suite.keyword(suite.Flag, trihom.tri_hom_from_graph, "graph_aware", EI, X, Y),
     # options
-    suite.Option(
-        "structural_homophily.weighting",
+    suite.keyword(
+        suite.Option,
+        trihom.structural_homophily,
         "weighting",
-        lambda v: trihom.structural_homophily(EI, Y, weighting=v),
-        frozenset({"uniform", "class_size"}),
+        EI,
+        Y,
+        valid=frozenset({"uniform", "class_size"}),
     ),
-    suite.Option(
-        "tri_hom_from_graph.weighting",
+    suite.keyword(
+        suite.Option,
+        trihom.tri_hom_from_graph,
         "weighting",
-        lambda v: trihom.tri_hom_from_graph(EI, X, Y, weighting=v),
-        frozenset({"uniform", "class_size"}),
+        EI,
+        X,
+        Y,
+        valid=frozenset({"uniform", "class_size"}),
     ),
-    suite.Option(
-        "tri_hom_from_graph.rho",
+    suite.keyword(
+        suite.Option,
+        trihom.tri_hom_from_graph,
         "rho",
-        lambda v: trihom.tri_hom_from_graph(EI, X, Y, rho=v),
-        frozenset({"spectral"}),
+        EI,
+        X,
+        Y,
+        valid=frozenset({"spectral"}),
         strings_only=False,
     ),
-    suite.Option(
-        "aggregation_homophily.mode",
-        "mode",
-        lambda v: B.aggregation_homophily(EI, Y, mode=v),
-        frozenset({"soft", "hard"}),
+    suite.keyword(
+        suite.Option, B.aggregation_homophily, "mode", EI, Y, valid=frozenset({"soft", "hard"})
     ),
-    suite.Option(
-        "local_similarity_homophily.metric",
+    suite.keyword(
+        suite.Option,
+        B.local_similarity_homophily,
         "metric",
-        lambda v: B.local_similarity_homophily(EI, X, metric=v),
-        frozenset({"cosine", "euclidean"}),
+        EI,
+        X,
+        valid=frozenset({"cosine", "euclidean"}),
     ),
-    suite.Option(
-        "classifier.classifier",
+    suite.keyword(
+        suite.Option,
+        classifier.classifier_based_homophily,
         "classifier",
-        lambda v: classifier.classifier_based_homophily(EI, X, Y, classifier=v),
-        frozenset(classifier.CLASSIFIERS),
+        EI,
+        X,
+        Y,
+        id="classifier.classifier",
+        valid=frozenset(classifier.CLASSIFIERS),
     ),
     # randomness
-    suite.Rng("csbm3h.rng", "rng", lambda v: _csbm(rng=v)),
-    suite.Rng(
-        "classifier.rng", "rng", lambda v: classifier.classifier_based_homophily(EI, X, Y, rng=v)
+    suite.keyword(suite.Rng, _csbm, "rng", id="csbm3h.rng"),
+    suite.keyword(
+        suite.Rng, classifier.classifier_based_homophily, "rng", EI, X, Y, id="classifier.rng"
     ),
     # inputs that do not fit together
     suite.Mismatch(
