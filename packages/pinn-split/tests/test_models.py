@@ -2,10 +2,9 @@
 
 import math
 
+import pinn_split as ps
 import pytest
 import torch
-
-import pinn_split as ps
 
 
 def _gen(seed=0):

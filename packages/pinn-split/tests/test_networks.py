@@ -4,10 +4,9 @@ import itertools
 import math
 
 import numpy as np
+import pinn_split as ps
 import pytest
 import torch
-
-import pinn_split as ps
 
 
 def _alphas(d, max_order):
@@ -117,7 +116,9 @@ def test_generator_makes_initialisation_reproducible():
 
 
 def test_generic_networks_fall_back_to_autograd():
-    mlp = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).double()
+    mlp = torch.nn.Sequential(
+        torch.nn.Linear(2, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)
+    ).double()
     x = torch.rand(6, 2, dtype=torch.float64, generator=_gen())
     h = 1e-5
     e0 = torch.tensor([h, 0.0], dtype=torch.float64)

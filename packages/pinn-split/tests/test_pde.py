@@ -5,19 +5,29 @@ equal the formulas written out by hand."""
 import math
 
 import numpy as np
+import pinn_split as ps
 import pytest
 import torch
 from conftest import Exact
 
-import pinn_split as ps
-
-BUILTINS = [ps.poisson(1), ps.poisson(2), ps.biharmonic(1), ps.biharmonic(2), ps.heat_1d(),
-            ps.euler_bernoulli_beam()]
+BUILTINS = [
+    ps.poisson(1),
+    ps.poisson(2),
+    ps.biharmonic(1),
+    ps.biharmonic(2),
+    ps.heat_1d(),
+    ps.euler_bernoulli_beam(),
+]
 
 
 def _pts(pde, sampler="grid", seed=0):
-    return ps.sample_points(pde, n_interior=36, n_boundary=32, sampler=sampler,
-                            generator=torch.Generator().manual_seed(seed))
+    return ps.sample_points(
+        pde,
+        n_interior=36,
+        n_boundary=32,
+        sampler=sampler,
+        generator=torch.Generator().manual_seed(seed),
+    )
 
 
 @pytest.mark.parametrize("pde", BUILTINS, ids=repr)
@@ -41,8 +51,9 @@ def test_split_systems_vanish_at_the_exact_solution(pde, level):
     e = [tuple(int(j == i) for j in range(d)) for i in range(d)]
     meaning = {"u": {(0,) * d: 1.0}, "v": lap, "w": lap}
     if pde.name == "euler_bernoulli_beam":
-        meaning.update(v={(2, 0): 1.0}, s={(0, 1): 1.0}, q={(1, 0): 1.0}, w={(2, 0): 1.0},
-                       z={(3, 0): 1.0})
+        meaning.update(
+            v={(2, 0): 1.0}, s={(0, 1): 1.0}, q={(1, 0): 1.0}, w={(2, 0): 1.0}, z={(3, 0): 1.0}
+        )
     elif pde.name == "heat_1d":
         meaning.update(q={(1, 0): 1.0})
     for i in range(d):
@@ -122,8 +133,12 @@ def test_generic_network_uses_autograd_and_agrees_with_the_closed_form():
             return self.inner(x)
 
     interior, boundary = _pts(pde)
-    np.testing.assert_allclose(float(ps.pinn_loss(Wrapped(), pde, interior, boundary)),
-                               float(ps.pinn_loss(net, pde, interior, boundary)), rtol=1e-12)
+    ref = float(ps.pinn_loss(net, pde, interior, boundary).detach())
+    np.testing.assert_allclose(
+        float(ps.pinn_loss(Wrapped(), pde, interior, boundary).detach()), ref, rtol=1e-12
+    )
+    plain = float(ps.pinn_loss(lambda x: net(x), pde, interior, boundary).detach())  # a function
+    np.testing.assert_allclose(plain, ref, rtol=1e-12)
 
 
 def test_grid_points():
@@ -149,19 +164,27 @@ def test_uniform_points_are_reproducible_and_on_the_boundary():
 
 def test_custom_pde_with_callable_coefficients():
     """-(1 + x) u'' + u = f with u = x^3: the exact solution has zero loss."""
-    pde = ps.LinearPDE({(2,): lambda x: -(1 + x[:, 0]), (0,): 1.0},
-                       lambda x: -(1 + x[:, 0]) * 6 * x[:, 0] + x[:, 0] ** 3,
-                       dim=1, bcs=[({(0,): 1.0}, lambda x: x[:, 0] ** 3)],
-                       exact=lambda x: x[:, 0] ** 3)
+    pde = ps.LinearPDE(
+        {(2,): lambda x: -(1 + x[:, 0]), (0,): 1.0},
+        lambda x: -(1 + x[:, 0]) * 6 * x[:, 0] + x[:, 0] ** 3,
+        dim=1,
+        bcs=[({(0,): 1.0}, lambda x: x[:, 0] ** 3)],
+        exact=lambda x: x[:, 0] ** 3,
+    )
     assert pde.order == 2 and pde.dim == 1 and len(pde.bcs) == 1
     interior, boundary = _pts(pde)
     assert float(ps.pinn_loss(Exact(pde.exact, 1), pde, interior, boundary)) < 1e-20
     with pytest.raises(ValueError, match="system"):
         ps.VSPINN(pde, level=1, m=3)
-    q = ps.SplitSystem(1, ("u", "q"), (
-        ({("q", (0,)): 1.0, ("u", (1,)): -1.0}, 0.0),
-        ({("q", (1,)): lambda x: -(1 + x[:, 0]), ("u", (0,)): 1.0}, pde.f),
-    ), (({("u", (0,)): 1.0}, pde.bcs[0][1], None),))
+    q = ps.SplitSystem(
+        1,
+        ("u", "q"),
+        (
+            ({("q", (0,)): 1.0, ("u", (1,)): -1.0}, 0.0),
+            ({("q", (1,)): lambda x: -(1 + x[:, 0]), ("u", (0,)): 1.0}, pde.f),
+        ),
+        (({("u", (0,)): 1.0}, pde.bcs[0][1], None),),
+    )
     model = ps.VSPINN(pde, level=1, m=3, system=q)
     model.nets["u"] = Exact(pde.exact, 1)
     model.nets["q"] = Exact(pde.exact, 1, {(1,): 1.0})

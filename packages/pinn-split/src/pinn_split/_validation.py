@@ -10,8 +10,9 @@ import torch
 from ._checks import check_array, check_int, check_tensor, describe
 
 
-def as_points(value: Any, name: str, *, dim: int, dtype: torch.dtype) -> torch.Tensor:
-    """A finite, non-empty [n, dim] floating tensor from a tensor or an array-like."""
+def as_points(value: Any, name: str, *, dim: int | None, dtype: torch.dtype) -> torch.Tensor:
+    """A finite, non-empty [n, dim] floating tensor from a tensor or an array-like (dim None:
+    any number of columns)."""
     if isinstance(value, torch.Tensor):
         check_tensor(value, name, ndim=2, dtype="any")
         if value.dtype == torch.bool or not value.is_floating_point():
@@ -25,7 +26,9 @@ def as_points(value: Any, name: str, *, dim: int, dtype: torch.dtype) -> torch.T
 def check_alpha(value: Any, name: str, *, dim: int) -> tuple[int, ...]:
     """A multi-index: a tuple (or list) of ``dim`` non-negative integers."""
     if not isinstance(value, tuple | list):
-        raise TypeError(f"{name} must be a tuple of {dim} non-negative integers, got {describe(value)}")
+        raise TypeError(
+            f"{name} must be a tuple of {dim} non-negative integers, got {describe(value)}"
+        )
     if len(value) != dim:
         raise ValueError(f"{name} must have {dim} entries (one per input), got {len(value)}")
     return tuple(check_int(a, f"{name}[{i}]", minimum=0) for i, a in enumerate(value))
@@ -52,16 +55,20 @@ def check_coeff(value: Any, name: str) -> Any:
     return check_float(value, name)
 
 
-def check_net(value: Any, name: str, *, dim: int | None = None) -> torch.nn.Module:
-    if not isinstance(value, torch.nn.Module):
-        raise TypeError(f"{name} must be a torch.nn.Module, got {describe(value)}")
+def check_net(value: Any, name: str, *, dim: int | None = None) -> Any:
+    """A torch.nn.Module (or any callable [n, dim] -> [n]) whose input dimension, when it
+    declares one as ``.d``, is ``dim``."""
+    if not callable(value) or isinstance(value, type):
+        raise TypeError(f"{name} must be a torch.nn.Module or a callable, got {describe(value)}")
     d = getattr(value, "d", None)
     if dim is not None and isinstance(d, int) and d != dim:
         raise ValueError(f"{name} takes {d} inputs but the PDE has dim={dim}")
     return value
 
 
-def module_dtype(module: torch.nn.Module) -> torch.dtype:
+def module_dtype(module: Any) -> torch.dtype:
+    if not isinstance(module, torch.nn.Module):
+        return torch.float64
     for p in module.parameters():
         if p.is_floating_point():
             return p.dtype

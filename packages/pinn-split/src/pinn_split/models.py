@@ -8,7 +8,15 @@ from typing import Any
 
 import torch
 
-from ._checks import check_array, check_float, check_generator, check_int, check_option, check_tensor, describe
+from ._checks import (
+    check_array,
+    check_float,
+    check_generator,
+    check_int,
+    check_option,
+    check_tensor,
+    describe,
+)
 from ._validation import as_points, check_net, module_dtype
 from .networks import TwoLayerPowerNet, _derivatives
 from .pde import LinearPDE, SplitSystem, _unsplit, sample_points, split_system
@@ -56,7 +64,9 @@ def _residuals(nets: Mapping, system: SplitSystem, interior, boundary) -> list[t
     for j, (terms, g, faces) in enumerate(system.bcs):
         xb = boundary[_face_mask(boundary, faces)]
         if xb.shape[0] == 0:
-            raise ValueError(f"boundary has no points on the faces {faces} of boundary condition {j}")
+            raise ValueError(
+                f"boundary has no points on the faces {faces} of boundary condition {j}"
+            )
         bneed: dict[str, set] = {}
         for var, alpha in terms:
             bneed.setdefault(var, set()).add(tuple(alpha))
@@ -74,9 +84,14 @@ def _gram(res: list[torch.Tensor], params: list[torch.Tensor]) -> torch.Tensor:
     rows = []
     for i in range(r.shape[0]):
         grads = torch.autograd.grad(r[i], params, retain_graph=True, allow_unused=True)
-        rows.append(torch.cat([
-            (torch.zeros_like(p) if g is None else g).reshape(-1) for g, p in zip(grads, params)
-        ]))
+        rows.append(
+            torch.cat(
+                [
+                    (torch.zeros_like(p) if g is None else g).reshape(-1)
+                    for g, p in zip(grads, params)
+                ]
+            )
+        )
     jac = torch.stack(rows)
     return (jac @ jac.T).detach()
 
@@ -91,8 +106,11 @@ def _prepare(net, pde, interior, boundary):
     pde = _check_pde(pde)
     net = check_net(net, "net", dim=pde.dim)
     dtype = module_dtype(net)
-    return net, pde, as_points(interior, "interior", dim=pde.dim, dtype=dtype), as_points(
-        boundary, "boundary", dim=pde.dim, dtype=dtype
+    return (
+        net,
+        pde,
+        as_points(interior, "interior", dim=pde.dim, dtype=dtype),
+        as_points(boundary, "boundary", dim=pde.dim, dtype=dtype),
     )
 
 
@@ -110,7 +128,12 @@ def gram_matrix(net: Any, pde: LinearPDE, interior: Any, boundary: Any) -> torch
     total number of residuals) and J = dr / d(trainable parameters). The loss is |r|^2 / 2."""
     net, pde, interior, boundary = _prepare(net, pde, interior, boundary)
     res = _residuals({"u": net}, _unsplit(pde), interior, boundary)
-    return _gram(res, [p for p in net.parameters() if p.requires_grad])
+    params = (
+        [p for p in net.parameters() if p.requires_grad] if isinstance(net, torch.nn.Module) else []
+    )
+    if not params:
+        raise ValueError("net has no trainable parameters")
+    return _gram(res, params)
 
 
 def min_eig(gram: Any) -> float:
@@ -138,12 +161,15 @@ class _Model(torch.nn.Module):
             p = need
         self.p = check_int(p, "p", minimum=need)
         generator = check_generator(generator)
-        self.nets = torch.nn.ModuleDict({
-            v: TwoLayerPowerNet(pde.dim, self.m, self.p, generator=generator)
-            for v in self.system.variables
-        })
-        pts = sample_points(pde, n_interior=n_interior, n_boundary=n_boundary, sampler=sampler,
-                            generator=generator)
+        self.nets = torch.nn.ModuleDict(
+            {
+                v: TwoLayerPowerNet(pde.dim, self.m, self.p, generator=generator)
+                for v in self.system.variables
+            }
+        )
+        pts = sample_points(
+            pde, n_interior=n_interior, n_boundary=n_boundary, sampler=sampler, generator=generator
+        )
         self.register_buffer("interior", pts.interior)
         self.register_buffer("boundary", pts.boundary)
         self.sampler = sampler
@@ -190,8 +216,15 @@ class PINN(_Model):
         super().__init__()
         self.pde = _check_pde(pde)
         self.system = _unsplit(pde)
-        self._build(pde, m=m, p=p, n_interior=n_interior, n_boundary=n_boundary,
-                    sampler=sampler, generator=generator)
+        self._build(
+            pde,
+            m=m,
+            p=p,
+            n_interior=n_interior,
+            n_boundary=n_boundary,
+            sampler=sampler,
+            generator=generator,
+        )
 
 
 class VSPINN(_Model):
@@ -223,8 +256,15 @@ class VSPINN(_Model):
         elif system.dim != pde.dim:
             raise ValueError(f"system has dim={system.dim} but pde has dim={pde.dim}")
         self.system = system
-        self._build(pde, m=m, p=p, n_interior=n_interior, n_boundary=n_boundary,
-                    sampler=sampler, generator=generator)
+        self._build(
+            pde,
+            m=m,
+            p=p,
+            n_interior=n_interior,
+            n_boundary=n_boundary,
+            sampler=sampler,
+            generator=generator,
+        )
 
 
 def _check_model(model: Any) -> _Model:
@@ -245,7 +285,9 @@ def train(
     descent. Returns ``{"step": [...], "loss": [...]}``: the loss after 0, log_every, 2 log_every,
     ... and ``steps`` updates. Training stops early (last entry non-finite) if the loss diverges."""
     if not (isinstance(model, torch.nn.Module) and callable(getattr(model, "loss", None))):
-        raise TypeError(f"model must be a torch.nn.Module with a loss() method, got {describe(model)}")
+        raise TypeError(
+            f"model must be a torch.nn.Module with a loss() method, got {describe(model)}"
+        )
     steps = check_int(steps, "steps", minimum=0)
     optimizer = check_option(optimizer, "optimizer", ("adam", "gd"))
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
@@ -316,8 +358,10 @@ def relative_l2_error(model: Any, x: Any = None) -> float:
     model = _check_model(model)
     if model.pde.exact is None:
         raise ValueError("model.pde has no exact solution (exact=None)")
-    x = _test_grid(model.pde.dim) if x is None else as_points(
-        x, "x", dim=model.pde.dim, dtype=torch.float64
+    x = (
+        _test_grid(model.pde.dim)
+        if x is None
+        else as_points(x, "x", dim=model.pde.dim, dtype=torch.float64)
     )
     pred = model.predict(x).to(torch.float64)
     ref = model.pde.exact(x).to(torch.float64)

@@ -100,13 +100,24 @@ class TwoLayerPowerNet(torch.nn.Module):
                 f"alpha must have order |alpha| <= p - 1 = {self.p - 1} for ReLU^{self.p}, "
                 f"got {alpha} (order {k})"
             )
-        z = x @ self.weight.T + self.bias  # [n, m]
-        scale = math.factorial(self.p) // math.factorial(self.p - k) / math.sqrt(self.m)
-        coef = self.a
-        for i, ai in enumerate(alpha):
-            if ai:
-                coef = coef * self.weight[:, i] ** ai
-        return scale * (torch.relu(z) ** (self.p - k)) @ coef
+        return self._closed_form(x, [alpha])[alpha]
+
+    def _closed_form(self, x: torch.Tensor, alphas) -> dict:
+        """{alpha: d^alpha u(x)} for checked inputs, sharing the pre-activations."""
+        relu = torch.relu(x @ self.weight.T + self.bias)  # [n, m]
+        powers: dict[int, torch.Tensor] = {}
+        out = {}
+        for alpha in alphas:
+            k = sum(alpha)
+            if k not in powers:
+                powers[k] = relu ** (self.p - k) if self.p - k != 1 else relu
+            scale = math.factorial(self.p) // math.factorial(self.p - k) / math.sqrt(self.m)
+            coef = self.a
+            for i, ai in enumerate(alpha):
+                if ai:
+                    coef = coef * self.weight[:, i] ** ai
+            out[alpha] = scale * (powers[k] @ coef)
+        return out
 
 
 def autograd_derivative(net: Any, x: Any, alpha: tuple[int, ...]) -> torch.Tensor:
@@ -114,6 +125,8 @@ def autograd_derivative(net: Any, x: Any, alpha: tuple[int, ...]) -> torch.Tenso
     networks without a closed form). ``net`` maps [n, d] -> [n]; the result keeps the graph."""
     net = check_net(net, "net")
     d = _net_dim(net)
+    if d is None:  # a plain function: its input dimension is that of x
+        d = x.shape[1] if getattr(x, "ndim", None) == 2 else None
     x = as_points(x, "x", dim=d, dtype=module_dtype(net))
     alpha = check_alpha(alpha, "alpha", dim=d)
     return _autograd_cache(net, x, {alpha})[alpha]
@@ -128,14 +141,15 @@ def derivative(net: Any, x: Any, alpha: tuple[int, ...]) -> torch.Tensor:
     return autograd_derivative(net, x, alpha)
 
 
-def _net_dim(net: torch.nn.Module) -> int:
+def _net_dim(net: Any) -> int | None:
+    """The input dimension a network declares (``.d`` or its first nn.Linear), else None."""
     d = getattr(net, "d", None)
     if isinstance(d, int):
         return d
-    for mod in net.modules():
+    for mod in net.modules() if isinstance(net, torch.nn.Module) else ():
         if isinstance(mod, torch.nn.Linear):
             return mod.in_features
-    raise ValueError("net must expose its input dimension (an attribute d or a first nn.Linear)")
+    return None
 
 
 def _autograd_cache(net, x: torch.Tensor, alphas) -> dict:
@@ -171,5 +185,10 @@ def _derivatives(net, x: torch.Tensor, alphas) -> dict:
     """{alpha: d^alpha net(x)} for a set of multi-indices, closed form where available."""
     alphas = set(alphas)
     if isinstance(net, TwoLayerPowerNet):
-        return {a: net.derivative(x, a) for a in alphas}
+        bad = [a for a in alphas if sum(a) > max(net.p - 1, 0)]
+        if bad:
+            raise ValueError(
+                f"alpha must have order |alpha| <= p - 1 = {net.p - 1} for ReLU^{net.p}, got {bad[0]}"
+            )
+        return net._closed_form(x.to(net.weight.dtype), sorted(alphas))
     return _autograd_cache(net, x, alphas)

@@ -137,14 +137,21 @@ class SplitSystem:
     def __post_init__(self) -> None:
         check_int(self.dim, "dim", minimum=1)
         if not isinstance(self.variables, tuple) or not self.variables:
-            raise ValueError(f"variables must be a non-empty tuple of names, got {self.variables!r}")
+            raise ValueError(
+                f"variables must be a non-empty tuple of names, got {self.variables!r}"
+            )
         if len(set(self.variables)) != len(self.variables):
             raise ValueError(f"variables must be distinct, got {self.variables!r}")
-        for kind, items, has_faces in (("equations", self.equations, False), ("bcs", self.bcs, True)):
+        for kind, items, has_faces in (
+            ("equations", self.equations, False),
+            ("bcs", self.bcs, True),
+        ):
             for j, item in enumerate(items):
                 n = 3 if has_faces else 2
                 if not isinstance(item, tuple) or len(item) != n:
-                    raise TypeError(f"{kind}[{j}] must be a tuple of length {n}, got {describe(item)}")
+                    raise TypeError(
+                        f"{kind}[{j}] must be a tuple of length {n}, got {describe(item)}"
+                    )
                 if not isinstance(item[0], Mapping) or not item[0]:
                     raise ValueError(f"{kind}[{j}] terms must be a non-empty dict")
                 for key in item[0]:
@@ -221,8 +228,9 @@ def poisson(d: int = 1) -> LinearPDE:
     """-Laplace u = f on [0, 1]^d, u = 0 on the boundary, u = prod_i sin(pi x_i)."""
     d = check_int(d, "d", minimum=1)
     terms = {_e(d, i, i): -1.0 for i in range(d)}
-    pde = LinearPDE(terms, _SinProduct(d * PI**2), dim=d, bcs=[({(0,) * d: 1.0}, _zero)],
-                    exact=_SinProduct())
+    pde = LinearPDE(
+        terms, _SinProduct(d * PI**2), dim=d, bcs=[({(0,) * d: 1.0}, _zero)], exact=_SinProduct()
+    )
     pde.name = f"poisson({d})"
 
     def split(level: int) -> SplitSystem:  # level 1: q = grad u, -div q = f
@@ -246,8 +254,13 @@ def biharmonic(d: int = 1) -> LinearPDE:
             terms[a] = terms.get(a, 0.0) + 1.0
     lap = {_e(d, i, i): 1.0 for i in range(d)}
     zero_idx = (0,) * d
-    pde = LinearPDE(terms, _SinProduct((d * PI**2) ** 2), dim=d,
-                    bcs=[({zero_idx: 1.0}, _zero), (lap, _zero)], exact=_SinProduct())
+    pde = LinearPDE(
+        terms,
+        _SinProduct((d * PI**2) ** 2),
+        dim=d,
+        bcs=[({zero_idx: 1.0}, _zero), (lap, _zero)],
+        exact=_SinProduct(),
+    )
     pde.name = f"biharmonic({d})"
 
     def split(level: int) -> SplitSystem:
@@ -290,8 +303,13 @@ def heat_1d() -> LinearPDE:
     """u_t - u_xx = 0 on (x, t) in [0, 1]^2 (columns x, t), u = e^{-pi^2 t} sin(pi x) imposed at
     x = 0, x = 1 and t = 0."""
     exact = _HeatExact()
-    pde = LinearPDE({(0, 1): 1.0, (2, 0): -1.0}, 0.0, dim=2,
-                    bcs=[({(0, 0): 1.0}, exact, _X_FACES + _T0)], exact=exact)
+    pde = LinearPDE(
+        {(0, 1): 1.0, (2, 0): -1.0},
+        0.0,
+        dim=2,
+        bcs=[({(0, 0): 1.0}, exact, _X_FACES + _T0)],
+        exact=exact,
+    )
     pde.name = "heat_1d"
 
     def split(level: int) -> SplitSystem:  # level 1: q = u_x, u_t - q_x = 0
@@ -363,7 +381,11 @@ def _per_axis(n: int, k: int) -> int:
 
 
 def _grid(q: int, k: int, dtype, *, centred: bool) -> torch.Tensor:
-    t = (torch.arange(q, dtype=dtype) + 0.5) / q if centred else torch.arange(1, q + 1, dtype=dtype) / (q + 1)
+    t = (
+        (torch.arange(q, dtype=dtype) + 0.5) / q
+        if centred
+        else torch.arange(1, q + 1, dtype=dtype) / (q + 1)
+    )
     if k == 1:
         return t[:, None]
     mesh = torch.meshgrid(*([t] * k), indexing="ij")
