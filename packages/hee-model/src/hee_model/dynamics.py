@@ -52,7 +52,8 @@ class InferenceResult:
     errors
         The error signals ``e_l = T(x_l) - A'_hat(eta_l)`` of layers 0..L-1 at the last step.
     fast
-        The fast neurons' last state, one ``[B, d_l]`` tensor per layer 0..L-1.
+        The fast neurons' last state, one ``[B, d_l]`` tensor per layer 0..L-1 (they start at an
+        exact draw from p(. | eta) of the initial state); empty with ``interneurons=False``.
     """
 
     samples: list[torch.Tensor]
@@ -108,7 +109,11 @@ class _Dynamics:
         self.gen = generator
         self.free_data = free_data
         etas = self.etas()
-        self.fast = [f._sample(eta, generator) for f, eta in zip(model.families, etas)]
+        self.fast = (
+            [f._sample(eta, generator) for f, eta in zip(model.families, etas)]
+            if interneurons
+            else []
+        )
         n_moving = len(xs) if free_data else len(xs) - 1
         self.vel = [torch.zeros_like(x) for x in xs[len(xs) - n_moving :]] if momentum else None
 

@@ -53,7 +53,7 @@ def _gabor(params, xx, yy):
     return amp * env * np.cos(2 * math.pi * freq * xr + phase) + offset
 
 
-def gabor_fit(filter: Any, *, n_starts: int = 8) -> float:
+def gabor_fit(filter: Any, *, n_starts: int = 4) -> float:
     """R^2 of the best least-squares fit of a 2-D Gabor function (amplitude, centre, orientation,
     two widths, spatial frequency, phase, offset) to ``filter`` ``[h, w]``. Starts from the
     dominant Fourier component and ``n_starts`` orientations/phases; needs scipy."""
@@ -89,7 +89,7 @@ def gabor_fit(filter: Any, *, n_starts: int = 8) -> float:
             return (_gabor(p, xx, yy) - f).ravel()
 
         try:
-            sol = least_squares(resid, p0, bounds=(lo, hi), max_nfev=400)
+            sol = least_squares(resid, p0, bounds=(lo, hi), max_nfev=200)
         except ValueError:  # pragma: no cover - infeasible start
             continue
         r2 = 1.0 - float((sol.fun**2).sum()) / ss_tot
