@@ -4,7 +4,7 @@ The paper reports Schur epochs only ~10-20% slower than linmaps; the claim check
 Schur layer forward <= 2x a linmaps layer at 10k 6-cycle occurrences, 64 channels. A naive
 ``sum_j P_j X W_j`` (one einsum per eigenspace) is timed beside.
 
-    python bench.py [--quick] [--json PATH]
+    python bench.py [--quick] [--threads N] [--json PATH]
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 def run(args):
     from laplacian_equivariant import LinmapsLayer, SchurLayer, cycle_adjacency
 
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     configs = [(1000, 6, 64)] if args.quick else [(1000, 6, 64), (10000, 5, 64), (10000, 6, 64)]
     table = Table(
@@ -38,10 +40,15 @@ def run(args):
         def naive(x=x, proj=proj, w=w, b=b):
             return sum(torch.einsum("ab,kbc,cd->kad", proj[j], x, w[j]) for j in range(len(w))) + b
 
+        fns = {"schur": lambda f=schur, x=x: f(x), "naive": naive, "lin": lambda f=lin, x=x: f(x)}
+        best = dict.fromkeys(fns, float("inf"))
         with torch.no_grad():
-            t_s = timeit_ms(lambda f=schur, x=x: f(x), repeat=7 if not args.quick else 3).best_ms
-            t_n = timeit_ms(naive, repeat=7 if not args.quick else 3).best_ms
-            t_l = timeit_ms(lambda f=lin, x=x: f(x), repeat=7 if not args.quick else 3).best_ms
+            # interleaved rounds, best of all: on shared cores a burst of load then hits every
+            # variant alike instead of whichever happened to be running
+            for _ in range(3 if args.quick else 9):
+                for name, fn in fns.items():
+                    best[name] = min(best[name], timeit_ms(fn, repeat=2, warmup=1).best_ms)
+        t_s, t_n, t_l = best["schur"], best["naive"], best["lin"]
         table.add(
             f"{k} x {m} x {c}",
             round(t_s, 3),
@@ -55,4 +62,10 @@ def run(args):
     return table
 
 
-main = bench_cli(run, title="Schur layer vs linmaps layer, forward time")
+def _extra(parser):
+    parser.add_argument(
+        "--threads", type=int, default=0, help="torch threads (0: torch's default)"
+    )
+
+
+main = bench_cli(run, title="Schur layer vs linmaps layer, forward time", extra_args=_extra)

@@ -60,7 +60,10 @@ CASES = [
         ndims=(2,),
     ),
     suite.Int(
-        "SecondOrderSchurLayer.in_dim", "in_dim", lambda v: SecondOrderSchurLayer(C6, v, 2), minimum=1
+        "SecondOrderSchurLayer.in_dim",
+        "in_dim",
+        lambda v: SecondOrderSchurLayer(C6, v, 2),
+        minimum=1,
     ),
     suite.Int(
         "SecondOrderSchurLayer.out_dim",
@@ -171,7 +174,9 @@ def test_layer_nan_input_is_a_value_error():
     x = torch.full((2, 6, 2), float("nan"))
     assert_rejects(ValueError, "x", SchurLayer(C6, 2, 2), x)
     assert_rejects(ValueError, "x", LinmapsLayer(2, 2), x)
-    assert_rejects(ValueError, "x", SecondOrderSchurLayer(C6, 2, 2), torch.full((1, 6, 6, 2), 1e400))
+    assert_rejects(
+        ValueError, "x", SecondOrderSchurLayer(C6, 2, 2), torch.full((1, 6, 6, 2), 1e400)
+    )
     assert_rejects(TypeError, "x", SecondOrderSchurLayer(C6, 2, 2), np.zeros((1, 6, 6, 2)))
 
 

@@ -181,7 +181,9 @@ def test_second_order_maps_are_independent_and_commute_with_automorphisms():
     sigma for every brute-force automorphism sigma of the 6-cycle."""
     a = TEMPLATES["C6"]
     _, proj = eigenspace_projectors(a)
-    maps = [np.kron(pi, pj) for pi in proj for pj in proj]  # vec_row(P_i X P_j) = (P_i (x) P_j) vec_row(X)
+    maps = [
+        np.kron(pi, pj) for pi in proj for pj in proj
+    ]  # vec_row(P_i X P_j) = (P_i (x) P_j) vec_row(X)
     assert np.linalg.matrix_rank(np.stack([m.ravel() for m in maps])) == len(proj) ** 2 == 16
     for p in automorphisms(a):
         q = perm_matrix(p)

@@ -56,12 +56,16 @@ def _graph_parts(data: Any, name: str = "data") -> tuple[torch.Tensor, torch.Ten
     """(x, edge_index, num_nodes) of a Data-like object, validated."""
     for attr in ("x", "edge_index"):
         if not hasattr(data, attr) or getattr(data, attr) is None:
-            raise TypeError(f"{name} must have `x` and `edge_index` (a PyG Data), got {describe(data)}")
+            raise TypeError(
+                f"{name} must have `x` and `edge_index` (a PyG Data), got {describe(data)}"
+            )
     x = check_tensor(data.x, f"{name}.x", ndim=2)
     n = int(x.shape[0])
     if n == 0:
         raise ValueError(f"{name}.x must have at least one node, got shape {tuple(x.shape)}")
-    ei = check_tensor(data.edge_index, f"{name}.edge_index", ndim=2, dtype="integer", allow_empty=True)
+    ei = check_tensor(
+        data.edge_index, f"{name}.edge_index", ndim=2, dtype="integer", allow_empty=True
+    )
     check_edge_index(ei, f"{name}.edge_index", n)
     return x, ei, n
 
@@ -168,6 +172,4 @@ def synthetic_dataset(n_graphs: int, *, cycle_sizes: Any = (5, 6), **kwargs: Any
     ``synthetic_molecules`` (``rng``, ``max_rings``, ``substituent_prob``, ``target``)."""
     from .data import synthetic_molecules
 
-    return [
-        to_data(m, cycle_sizes=cycle_sizes) for m in synthetic_molecules(n_graphs, **kwargs)
-    ]
+    return [to_data(m, cycle_sizes=cycle_sizes) for m in synthetic_molecules(n_graphs, **kwargs)]
