@@ -14,10 +14,22 @@ from .clues import (
     multi_clue_reward,
     prototype_similarity,
 )
+from .dota import DotaLabels, read_dota, write_dota
 from .geometry import obb_iou, obb_to_poly, poly_to_obb
-from .loop import explore_and_learn, explore_image
-from .metrics import voc_ap
+from .loop import (
+    Candidates,
+    DetectorBackend,
+    LoopResult,
+    ProgressiveLoop,
+    RoundRecord,
+    ToyDetector,
+    explore_and_learn,
+    explore_image,
+)
+from .metrics import MapResult, dota_map, voc_ap
+from .prototypes import PrototypeBank, sinkhorn
 from .sparse import sparsify
+from .toy import ToySAOD, make_toy_saod
 
 try:
     __version__ = version("pecl-detect")
@@ -25,7 +37,22 @@ except PackageNotFoundError:  # pragma: no cover - source tree without metadata
     __version__ = "0.0.0"
 
 __all__ = [
+    "Candidates",
     "DDPGExplorer",
+    "DetectorBackend",
+    "DotaLabels",
+    "LoopResult",
+    "MapResult",
+    "ProgressiveLoop",
+    "PrototypeBank",
+    "RoundRecord",
+    "ToyDetector",
+    "ToySAOD",
+    "dota_map",
+    "make_toy_saod",
+    "read_dota",
+    "sinkhorn",
+    "write_dota",
     "__version__",
     "build_state",
     "conformal_clue",
