@@ -3,9 +3,8 @@
 import math
 
 import numpy as np
-import torch
-
 import ram3d
+import torch
 
 
 def _cam(H=5, W=7):

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-import torch
-
 import ram3d
+import torch
 
 
 def test_hifa_loss_value_and_stop_gradient():

@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-import torch
-
 import ram3d
+import torch
 
 
 def _random_mask(seed, H=17, W=13, p=0.08):

@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-import torch
-
 import ram3d
+import torch
 
 
 @pytest.fixture(scope="module")
@@ -27,15 +26,25 @@ def _masked_psnrs(fields, cams, truth, masks, scene, n_samples=24):
 
 def test_erase_fits_the_oracle_and_keeps_pixels_outside_d(tiny):
     field = ram3d.DenseGridField(12)
-    before = _masked_psnrs([field], tiny.train_cameras, tiny.train_backgrounds, tiny.train_masks, tiny)
-    stage = ram3d.EraseStage(steps=60, lr=0.2, generator=torch.Generator().manual_seed(0), **_kw(tiny))
+    before = _masked_psnrs(
+        [field], tiny.train_cameras, tiny.train_backgrounds, tiny.train_masks, tiny
+    )
+    stage = ram3d.EraseStage(
+        steps=60, lr=0.2, generator=torch.Generator().manual_seed(0), **_kw(tiny)
+    )
     out = stage.fit(
-        field, tiny.train_cameras, tiny.train_images, tiny.train_masks,
-        ram3d.TargetOracle(tiny.train_backgrounds), "background",
+        field,
+        tiny.train_cameras,
+        tiny.train_images,
+        tiny.train_masks,
+        ram3d.TargetOracle(tiny.train_backgrounds),
+        "background",
     )
     assert out is field and len(stage.history) == 60
     assert np.mean(stage.history[-8:]) < 0.2 * np.mean(stage.history[:4])
-    after = _masked_psnrs([field], tiny.train_cameras, tiny.train_backgrounds, tiny.train_masks, tiny)
+    after = _masked_psnrs(
+        [field], tiny.train_cameras, tiny.train_backgrounds, tiny.train_masks, tiny
+    )
     assert after.mean() > before.mean() + 8
     cam, img, m = tiny.train_cameras[0], tiny.train_images[0], tiny.train_masks[0]
     d = ram3d.dilate(m, 1)
@@ -50,8 +59,13 @@ def test_replace_leaves_the_background_field_untouched(tiny):
     fg0 = fg.color.detach().clone()
     stage = ram3d.ReplaceStage(steps=6, lr=0.1, **_kw(tiny))
     stage.fit(
-        fg, tiny.train_cameras, tiny.train_images, tiny.train_masks, bg,
-        ram3d.TargetOracle(tiny.train_replaced), "a blue cube",
+        fg,
+        tiny.train_cameras,
+        tiny.train_images,
+        tiny.train_masks,
+        bg,
+        ram3d.TargetOracle(tiny.train_replaced),
+        "a blue cube",
     )
     for k, v in bg.state_dict().items():
         assert torch.equal(v, snap[k])
@@ -69,7 +83,9 @@ def test_background_augmentation_renders_the_foreground_alone():
 
     scene = ram3d.room_scene(n_train=2, n_test=0, H=8, W=8, res=8, sphere_radius=0.25)
     bg = ram3d.DenseGridField(4, init_density=50.0)
-    fg = ram3d.DenseGridField(4, aabb=((-0.3,) * 3, (0.3,) * 3), activation="relu", init_density=0.0)
+    fg = ram3d.DenseGridField(
+        4, aabb=((-0.3,) * 3, (0.3,) * 3), activation="relu", init_density=0.0
+    )
     kw = dict(near=scene.near, far=scene.far, n_samples=8, dilate_radius=0, steps=2, lr=1e-9)
     args = (fg, scene.train_cameras, scene.train_images, scene.train_masks, bg)
     ram3d.ReplaceStage(bg_aug_p=1.0, generator=torch.Generator().manual_seed(0), **kw).fit(
@@ -82,7 +98,12 @@ def test_background_augmentation_renders_the_foreground_alone():
     seen.clear()
     ram3d.ReplaceStage(bg_aug_p=0.0, **kw).fit(*args, Spy(scene.train_replaced), "x")
     want, _ = ram3d.render_composite(
-        [bg], scene.train_cameras[0], scene.train_images[0], m, near=scene.near, far=scene.far,
+        [bg],
+        scene.train_cameras[0],
+        scene.train_images[0],
+        m,
+        near=scene.near,
+        far=scene.far,
         n_samples=8,
     )
     assert (seen[0][0].permute(1, 2, 0) - want).abs().max() < 1e-6
@@ -96,7 +117,8 @@ def test_ram3d_end_to_end_with_oracles(tiny):
         }
     )
     pipe = ram3d.RAM3D(
-        ram3d.MaskOracle(tiny.train_masks), prior,
+        ram3d.MaskOracle(tiny.train_masks),
+        prior,
         erase=ram3d.EraseStage(steps=20, lr=0.2, **_kw(tiny)),
         replace=ram3d.ReplaceStage(steps=20, lr=0.2, **_kw(tiny)),
         field_factory=lambda: ram3d.DenseGridField(8),
@@ -108,7 +130,9 @@ def test_ram3d_end_to_end_with_oracles(tiny):
     assert torch.equal(view[~d], tiny.train_images[1][~d])
     assert view.shape == (16, 16, 3) and scene.render(tiny.test_cameras[0]).shape == (16, 16, 3)
     with pytest.raises(ValueError, match="prompt"):
-        prior.x0_estimate(torch.zeros(1, 3, 16, 16), torch.zeros(1, 1, 16, 16), "a dog", 0.5, view=0)
+        prior.x0_estimate(
+            torch.zeros(1, 3, 16, 16), torch.zeros(1, 1, 16, 16), "a dog", 0.5, view=0
+        )
 
 
 def test_noisy_oracle_shifts_only_inside_the_mask():

@@ -4,9 +4,8 @@ import math
 
 import numpy as np
 import pytest
-import torch
-
 import ram3d
+import torch
 
 
 def _rays(n=7, seed=0):
@@ -137,7 +136,11 @@ def test_result_is_a_named_tuple_and_a_mapping():
     o, d = _rays(3)
     out = ram3d.render(ram3d.ConstantField(1.0), o, d, near=0.0, far=1.0, n_samples=4)
     rgb, depth, acc, weights = out
-    assert out["rgb"] is rgb and out.acc is acc and set(out.keys()) == {"rgb", "depth", "acc", "weights"}
+    assert (
+        out["rgb"] is rgb
+        and out.acc is acc
+        and set(out.keys()) == {"rgb", "depth", "acc", "weights"}
+    )
     assert rgb.shape == (3, 3) and depth.shape == (3,) and weights.shape == (3, 4)
 
 

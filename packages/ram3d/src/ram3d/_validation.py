@@ -78,10 +78,14 @@ def check_fields(fields: Any, name: str = "fields") -> list:
     if not isinstance(fields, list | tuple):
         raise TypeError(f"{name} must be a field or a list of fields, got {describe(fields)}")
     if not fields:
-        raise ValueError(f"{name} must hold at least one field, got an empty {type(fields).__name__}")
+        raise ValueError(
+            f"{name} must hold at least one field, got an empty {type(fields).__name__}"
+        )
     for i, f in enumerate(fields):
         if not callable(f):
-            raise TypeError(f"{name}[{i}] must be a field (callable x -> (sigma, rgb)), got {describe(f)}")
+            raise TypeError(
+                f"{name}[{i}] must be a field (callable x -> (sigma, rgb)), got {describe(f)}"
+            )
     return list(fields)
 
 

@@ -70,7 +70,9 @@ def _check_image(image: Any, hw: tuple[int, int]) -> torch.Tensor:
     if not isinstance(image, torch.Tensor):
         raise TypeError(f"image must be a torch.Tensor (1, 3, H, W), got {describe(image)}")
     if tuple(image.shape) != (1, 3, *hw):
-        raise ValueError(f"image must have shape (1, 3, {hw[0]}, {hw[1]}), got {tuple(image.shape)}")
+        raise ValueError(
+            f"image must have shape (1, 3, {hw[0]}, {hw[1]}), got {tuple(image.shape)}"
+        )
     return image
 
 

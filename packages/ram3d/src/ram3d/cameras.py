@@ -141,8 +141,9 @@ def orbit_cameras(
     height = check_float(height, "height")
     H = check_int(H, "H", minimum=1)
     W = check_int(W, "W", minimum=1)
-    fov = check_float(fov_deg, "fov_deg", minimum=0.0, maximum=180.0, min_inclusive=False,
-                      max_inclusive=False)
+    fov = check_float(
+        fov_deg, "fov_deg", minimum=0.0, maximum=180.0, min_inclusive=False, max_inclusive=False
+    )
     phase = check_float(phase, "phase")
     f = 0.5 * W / math.tan(math.radians(fov) / 2)
     K = torch.tensor([[f, 0.0, W / 2], [0.0, f, H / 2], [0.0, 0.0, 1.0]])

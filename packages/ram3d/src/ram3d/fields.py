@@ -51,8 +51,9 @@ class DenseGridField(nn.Module):
         res = check_int(res, "res", minimum=2)
         self.activation = check_option(activation, "activation", ACTIVATIONS)
         if self.activation == "softplus":
-            init_density = check_float(init_density, "init_density", minimum=0.0,
-                                       min_inclusive=False)
+            init_density = check_float(
+                init_density, "init_density", minimum=0.0, min_inclusive=False
+            )
             raw = math.log(math.expm1(init_density))
         else:
             raw = init_density = check_float(init_density, "init_density", minimum=0.0)
@@ -110,11 +111,7 @@ class ConstantField(nn.Module):
         super().__init__()
         self.sigma = check_float(sigma, "sigma", minimum=0.0)
         self.register_buffer("rgb", as_tensor(rgb, "rgb", shape=(3,), dtype=torch.float32))
-        box = (
-            torch.tensor([[-math.inf] * 3, [math.inf] * 3])
-            if aabb is None
-            else _check_aabb(aabb)
-        )
+        box = torch.tensor([[-math.inf] * 3, [math.inf] * 3]) if aabb is None else _check_aabb(aabb)
         self.register_buffer("aabb", box)
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -56,9 +56,7 @@ def hifa_loss(
     return weight * (latent + lambda_rgb * pixel)
 
 
-def anneal_t(
-    step: int, total: int, *, t_min: float, t_max: float, kind: str = "sqrt"
-) -> float:
+def anneal_t(step: int, total: int, *, t_min: float, t_max: float, kind: str = "sqrt") -> float:
     """HiFA's timestep schedule ``t_k = t_max - (t_max - t_min) * sqrt(k / K)`` (``kind="sqrt"``)
     or ``... * (k / K)`` (``"linear"``) at step ``k = step`` of ``K = total``: ``t_max`` at step
     0, ``t_min`` at step ``total``, non-increasing in between (``0 <= step <= total``). A loop of

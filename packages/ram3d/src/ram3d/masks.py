@@ -82,14 +82,20 @@ def composite(render: Any, image: Any, mask: Any) -> torch.Tensor:
         raise ValueError(f"image must be (H, W, 3), got shape {tuple(img.shape)}")
     H, W = img.shape[:2]
     if not isinstance(render, torch.Tensor | np.ndarray | list | tuple):
-        raise TypeError(f"render must be a tensor (H, W, 3) or a RenderResult, got {describe(render)}")
+        raise TypeError(
+            f"render must be a tensor (H, W, 3) or a RenderResult, got {describe(render)}"
+        )
     rgb = as_tensor(render, "render", ndim=(2, 3))
     if rgb.ndim == 2:
         if tuple(rgb.shape) != (H * W, 3):
-            raise ValueError(f"render must be ({H * W}, 3) or ({H}, {W}, 3), got {tuple(rgb.shape)}")
+            raise ValueError(
+                f"render must be ({H * W}, 3) or ({H}, {W}, 3), got {tuple(rgb.shape)}"
+            )
         rgb = rgb.reshape(H, W, 3)
     elif tuple(rgb.shape) != (H, W, 3):
-        raise ValueError(f"render must have the image's shape ({H}, {W}, 3), got {tuple(rgb.shape)}")
+        raise ValueError(
+            f"render must have the image's shape ({H}, {W}, 3), got {tuple(rgb.shape)}"
+        )
     m = as_mask(mask, "mask")
     if tuple(m.shape) != (H, W):
         raise ValueError(f"mask must have shape ({H}, {W}), got {tuple(m.shape)}")

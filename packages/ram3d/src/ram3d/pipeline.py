@@ -9,8 +9,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from ._checks import check_callable, check_float, check_generator, check_int, check_probability
-from ._checks import describe
+from ._checks import (
+    check_callable,
+    check_float,
+    check_generator,
+    check_int,
+    check_probability,
+    describe,
+)
 from ._validation import as_mask, as_tensor, check_module, check_str, check_unit_interval
 from .cameras import Camera, get_rays
 from .fields import DenseGridField
@@ -42,7 +48,9 @@ def _check_images(images: Any, cameras: list[Camera]) -> torch.Tensor:
     imgs = as_tensor(images, "images", ndim=4)
     check_unit_interval(imgs, "images")
     if imgs.shape[0] != len(cameras):
-        raise ValueError(f"images must hold one image per camera ({len(cameras)}), got {imgs.shape[0]}")
+        raise ValueError(
+            f"images must hold one image per camera ({len(cameras)}), got {imgs.shape[0]}"
+        )
     if imgs.shape[-1] != 3:
         raise ValueError(f"images must be (N, H, W, 3), got shape {tuple(imgs.shape)}")
     for i, c in enumerate(cameras):
@@ -67,7 +75,9 @@ def _check_masks(masks: Any, images: torch.Tensor) -> torch.Tensor:
 
 def _check_prior(prior: Any) -> Any:
     if not callable(getattr(prior, "x0_estimate", None)):
-        raise TypeError(f"prior must have an x0_estimate method (ram3d.InpaintPrior), got {describe(prior)}")
+        raise TypeError(
+            f"prior must have an x0_estimate method (ram3d.InpaintPrior), got {describe(prior)}"
+        )
     return prior
 
 
@@ -101,7 +111,13 @@ def render_composite(
     o, d = get_rays(cam)
     idx = torch.nonzero(m.reshape(-1)).reshape(-1)
     out = render(
-        fields, o[idx], d[idx], near=near, far=far, n_samples=n_samples, bg_color=bg_color,
+        fields,
+        o[idx],
+        d[idx],
+        near=near,
+        far=far,
+        n_samples=n_samples,
+        bg_color=bg_color,
         generator=generator,
     )
     flat = img.reshape(-1, 3)
@@ -202,19 +218,30 @@ class _Stage:
         try:
             for k, v in enumerate(self._order(len(cameras))):
                 t = anneal_t(k, max(self.steps - 1, 1), t_min=self.t_min, t_max=self.t_max)
-                aug = bg_aug_p > 0 and float(
-                    torch.rand((), generator=self.generator)
-                ) < bg_aug_p
+                aug = bg_aug_p > 0 and float(torch.rand((), generator=self.generator)) < bg_aug_p
                 if aug:  # background augmentation: the foreground alone over a random colour
                     bg = torch.rand(3, generator=self.generator)
                     comp, out = render_composite(
-                        [field], cameras[v], imgs[v], dil[v], near=self.near, far=self.far,
-                        n_samples=self.n_samples, bg_color=bg, generator=self.generator,
+                        [field],
+                        cameras[v],
+                        imgs[v],
+                        dil[v],
+                        near=self.near,
+                        far=self.far,
+                        n_samples=self.n_samples,
+                        bg_color=bg,
+                        generator=self.generator,
                     )
                 else:
                     comp, out = render_composite(
-                        [field, *fixed], cameras[v], imgs[v], dil[v], near=self.near,
-                        far=self.far, n_samples=self.n_samples, bg_color=self.bg_color,
+                        [field, *fixed],
+                        cameras[v],
+                        imgs[v],
+                        dil[v],
+                        near=self.near,
+                        far=self.far,
+                        n_samples=self.n_samples,
+                        bg_color=self.bg_color,
                         generator=self.generator,
                     )
                 x = comp.permute(2, 0, 1)[None]
@@ -262,9 +289,18 @@ class EraseStage(_Stage):
         bg_color: Any = None,
     ):
         super().__init__(
-            steps=steps, lr=lr, dilate_radius=dilate_radius, near=near, far=far,
-            n_samples=n_samples, generator=generator, lambda_rgb=lambda_rgb,
-            halo_weight=halo_weight, t_min=t_min, t_max=t_max, weight_fn=weight_fn,
+            steps=steps,
+            lr=lr,
+            dilate_radius=dilate_radius,
+            near=near,
+            far=far,
+            n_samples=n_samples,
+            generator=generator,
+            lambda_rgb=lambda_rgb,
+            halo_weight=halo_weight,
+            t_min=t_min,
+            t_max=t_max,
+            weight_fn=weight_fn,
             bg_color=bg_color,
         )
 
@@ -300,9 +336,18 @@ class ReplaceStage(_Stage):
         bg_aug_p: float = 0.0,
     ):
         super().__init__(
-            steps=steps, lr=lr, dilate_radius=dilate_radius, near=near, far=far,
-            n_samples=n_samples, generator=generator, lambda_rgb=lambda_rgb,
-            halo_weight=halo_weight, t_min=t_min, t_max=t_max, weight_fn=weight_fn,
+            steps=steps,
+            lr=lr,
+            dilate_radius=dilate_radius,
+            near=near,
+            far=far,
+            n_samples=n_samples,
+            generator=generator,
+            lambda_rgb=lambda_rgb,
+            halo_weight=halo_weight,
+            t_min=t_min,
+            t_max=t_max,
+            weight_fn=weight_fn,
             bg_color=bg_color,
         )
         self.bg_aug_p = check_probability(bg_aug_p, "bg_aug_p")
@@ -372,7 +417,9 @@ class RAM3D:
         background_prompt: str = "background",
     ):
         if not callable(getattr(segmenter, "segment", None)):
-            raise TypeError(f"segmenter must have a segment method (ram3d.TextSegmenter), got {describe(segmenter)}")
+            raise TypeError(
+                f"segmenter must have a segment method (ram3d.TextSegmenter), got {describe(segmenter)}"
+            )
         self.segmenter = segmenter
         self.prior = _check_prior(prior)
         if erase is not None and not isinstance(erase, EraseStage):
@@ -382,7 +429,9 @@ class RAM3D:
         self.erase = erase or EraseStage()
         self.replace = replace or ReplaceStage()
         self.field_factory = (
-            DenseGridField if field_factory is None else check_callable(field_factory, "field_factory")
+            DenseGridField
+            if field_factory is None
+            else check_callable(field_factory, "field_factory")
         )
         self.background_prompt = check_str(background_prompt, "background_prompt")
 

@@ -25,7 +25,7 @@ class RenderResult(NamedTuple):
     acc: torch.Tensor
     weights: torch.Tensor
 
-    def __getitem__(self, key):  # noqa: D105 - tuple index or field name
+    def __getitem__(self, key):
         if isinstance(key, str):
             if key not in self._fields:
                 raise KeyError(key)
@@ -64,7 +64,9 @@ def composite_fields(fields: Any, x: torch.Tensor) -> tuple[torch.Tensor, torch.
     if len(fields) == 1:
         return sig_total, c  # one field: its own colour (the weighted mean wherever sigma > 0)
     safe = torch.where(sig_total > 0, sig_total, torch.ones_like(sig_total))
-    rgb = torch.where((sig_total > 0)[:, None], weighted / safe[:, None], torch.zeros_like(weighted))
+    rgb = torch.where(
+        (sig_total > 0)[:, None], weighted / safe[:, None], torch.zeros_like(weighted)
+    )
     return sig_total, rgb
 
 
@@ -75,7 +77,9 @@ def _check_bg(bg_color: Any, dtype: torch.dtype) -> torch.Tensor | None:
         v = check_float(bg_color, "bg_color")
         return torch.full((3,), v, dtype=dtype)
     if isinstance(bg_color, bool):
-        raise TypeError(f"bg_color must be None, a number or an RGB triple, got {describe(bg_color)}")
+        raise TypeError(
+            f"bg_color must be None, a number or an RGB triple, got {describe(bg_color)}"
+        )
     bg = as_tensor(bg_color, "bg_color", ndim=(1, 2), dtype=dtype)
     if bg.ndim == 1 and bg.shape[0] != 3:
         raise ValueError(f"bg_color must have 3 channels, got shape {tuple(bg.shape)}")

@@ -97,27 +97,33 @@ def room_scene(
     res = check_int(res, "res", minimum=8)
     sphere_radius = check_float(sphere_radius, "sphere_radius", minimum=0.02, maximum=0.3)
     cube_half = check_float(cube_half, "cube_half", minimum=0.01, maximum=0.3)
-    mask_threshold = check_float(mask_threshold, "mask_threshold", minimum=0.0, maximum=1.0,
-                                 min_inclusive=False)
+    mask_threshold = check_float(
+        mask_threshold, "mask_threshold", minimum=0.0, maximum=1.0, min_inclusive=False
+    )
     near, far = 0.4, 2.2  # near 0.4: no samples in the cameras' vicinity, where floaters cheat
     room = _room(res, 80.0)
     half = 0.3
     sres = 25
     x, y, z = _grid(sres, -half, half)
-    sphere = _solid(sres, (x * x + y * y + z * z).sqrt() <= sphere_radius, (0.85, 0.1, 0.1), 80.0,
-                    half)
+    sphere = _solid(
+        sres, (x * x + y * y + z * z).sqrt() <= sphere_radius, (0.85, 0.1, 0.1), 80.0, half
+    )
     box = torch.maximum(torch.maximum(x.abs(), y.abs()), z.abs()) <= cube_half
     cube = _solid(sres, box, (0.1, 0.25, 0.9), 80.0, half)
     kw = dict(radius=0.7, height=0.15, H=H, W=W, fov_deg=60.0)
     train = orbit_cameras(n_train, **kw)
-    test = (
-        orbit_cameras(n_test, phase=math.pi / n_train, **kw) if n_test else []
-    )
+    test = orbit_cameras(n_test, phase=math.pi / n_train, **kw) if n_test else []
 
     def views(cams):
         if not cams:
             e = torch.zeros(0, H, W, 3)
-            return e, e, e, torch.zeros(0, H, W, dtype=torch.bool), torch.zeros(0, H, W, dtype=torch.bool)
+            return (
+                e,
+                e,
+                e,
+                torch.zeros(0, H, W, dtype=torch.bool),
+                torch.zeros(0, H, W, dtype=torch.bool),
+            )
         img, _ = _renders([room, sphere], cams, near, far, n_samples)
         bg, _ = _renders([room], cams, near, far, n_samples)
         rep, _ = _renders([room, cube], cams, near, far, n_samples)
