@@ -63,9 +63,7 @@ def run(args):
 
 
 def _extra(parser):
-    parser.add_argument(
-        "--threads", type=int, default=0, help="torch threads (0: torch's default)"
-    )
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0: torch's default)")
 
 
 main = bench_cli(run, title="Schur layer vs linmaps layer, forward time", extra_args=_extra)

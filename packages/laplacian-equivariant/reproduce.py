@@ -204,9 +204,7 @@ def gnn_claims(args):
             k: float(np.std(v, ddof=1) / np.sqrt(n)) if n > 1 else float("nan")
             for k, v in results.items()
         }
-        txt = ", ".join(
-            f"{k} {mean[k]:.3f}" + (f"±{sem[k]:.3f}" if n > 1 else "") for k in results
-        )
+        txt = ", ".join(f"{k} {mean[k]:.3f}" + (f"±{sem[k]:.3f}" if n > 1 else "") for k in results)
         ordered = mean["schur"] < mean["linmaps"] < mean["gin"]
         # decided only when each gap exceeds twice the larger standard error of its two means
         gaps = (mean["linmaps"] - mean["schur"], mean["gin"] - mean["linmaps"])

@@ -112,3 +112,15 @@ def test_bad_data_is_rejected():
         cycles_from_data(d)
     with pytest.raises(ValueError, match="sizes"):
         AddCycleIndex(sizes=(2,))
+
+
+def test_readme_pyg_example_runs():
+    """The README's PyG example (its ```py block, skipped by the torch-only README test)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    (block,) = re.findall(r"^```py\n(.*?)^```", readme, flags=re.M | re.S)
+    namespace = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["loss"].ndim == 0 and torch.isfinite(namespace["loss"])
