@@ -105,7 +105,10 @@ def write_dota(path, polys, classes, *, difficult=None, meta=None) -> None:
     if difficult is None:
         diff = np.zeros(arr.shape[0], dtype=bool)
     else:
-        diff = check_array(difficult, "difficult", ndim=1, dtype="bool", allow_empty=True)
+        raw = check_array(difficult, "difficult", ndim=1, dtype="any", allow_empty=True)
+        if raw.size and not np.all((raw == 0) | (raw == 1)):
+            raise ValueError(f"difficult must hold 0/1 or booleans, got {np.unique(raw)}")
+        diff = raw.astype(bool)
         if diff.size != arr.shape[0]:
             raise ValueError(f"difficult has {diff.size} flags but polys has {arr.shape[0]} boxes")
     meta = {} if meta is None else meta

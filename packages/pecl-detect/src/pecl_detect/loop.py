@@ -359,8 +359,10 @@ class ProgressiveLoop:
             if not isinstance(v, list | tuple) or len(v) != 2:
                 raise TypeError(f"{name} must be a pair (images, annotations), got {type(v).__name__}")
         images, annotations = train_set
-        if not isinstance(images, list | tuple) or not images:
-            raise ValueError("train_set images must be a non-empty list")
+        if not isinstance(images, list | tuple):
+            raise TypeError(f"train_set images must be a list of images, got {type(images).__name__}")
+        if not images:
+            raise ValueError("train_set images must be a non-empty list, got an empty one")
         ann = _check_annotations(list(annotations), len(images), "train_set annotations")
         self.detector.fit(images, list(annotations))
         m, per = self._evaluate(eval_set)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import check_array, check_float, check_int, check_rng
+from ._validation import check_labels
 
 __all__ = ["PrototypeBank", "sinkhorn"]
 
@@ -66,7 +67,7 @@ class PrototypeBank:
         f = check_array(feats, "feats", ndim=2, allow_empty=True)
         if f.size and f.shape[1] != self.dim:
             raise ValueError(f"feats must have {self.dim} columns, got shape {f.shape}")
-        lab = check_array(labels, "labels", ndim=1, dtype="int", allow_empty=True)
+        lab = check_labels(labels, "labels")
         if lab.size != f.shape[0]:
             raise ValueError(f"labels has {lab.size} entries but feats has {f.shape[0]} rows")
         if lab.size and (lab.min() < 0 or lab.max() >= self.n_classes):
