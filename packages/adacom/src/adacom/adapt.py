@@ -205,7 +205,7 @@ class Adacom:
                         loss = loss - self.beta * torch.clamp(self._ce(contra), max=kappa)
                     loss.backward()
                     opt.step()
-                    info["losses"].append(float(loss))
+                    info["losses"].append(float(loss.detach()))
             with torch.no_grad():
                 info["ce_support"] = (ce_p0, float(self._ce(support)))
                 if contra:

@@ -288,7 +288,7 @@ def train_generator(
             opt.zero_grad()
             loss.backward()
             opt.step()
-            total += float(loss) * len(idx)
+            total += float(loss.detach()) * len(idx)
         history.append(total / len(codes))
         if callback is not None:
             callback(epoch, history[-1])
