@@ -14,18 +14,18 @@ def _gen(seed=0):
 def test_pinn_solves_poisson_1d():
     model = ps.PINN(ps.poisson(1), m=100, generator=_gen(0))
     before = ps.relative_l2_error(model)
-    hist = ps.train(model, steps=300, lr=1e-2, log_every=100)
-    assert hist["step"] == [0, 100, 200, 300] and len(hist["loss"]) == 4
-    assert hist["loss"][-1] < 1e-3 * hist["loss"][0]
+    hist = ps.train(model, steps=200, lr=1e-2, log_every=100)
+    assert hist["step"] == [0, 100, 200] and len(hist["loss"]) == 3
+    assert hist["loss"][-1] < 1e-2 * hist["loss"][0]
     err = ps.relative_l2_error(model)
-    assert err < 0.05 < before
+    assert err < 0.1 < before
 
 
 def test_vspinn_level2_solves_biharmonic_1d():
     model = ps.VSPINN(ps.biharmonic(1), level=2, m=100, generator=_gen(0))
-    hist = ps.train(model, steps=300, lr=1e-2, log_every=300)
-    assert hist["loss"][-1] < 0.05 * hist["loss"][0]
-    assert ps.relative_l2_error(model) < 0.3
+    hist = ps.train(model, steps=200, lr=1e-2, log_every=200)
+    assert hist["loss"][-1] < 0.1 * hist["loss"][0]
+    assert ps.relative_l2_error(model) < 0.25
 
 
 def test_gradient_descent_decreases_the_loss_and_records_divergence():

@@ -123,19 +123,10 @@ def test_generic_network_uses_autograd_and_agrees_with_the_closed_form():
     pde = ps.poisson(2)
     net = ps.TwoLayerPowerNet(2, 5, 3, generator=torch.Generator().manual_seed(2))
 
-    class Wrapped(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.inner = net
-            self.d = 2
-
-        def forward(self, x):
-            return self.inner(x)
-
     interior, boundary = _pts(pde)
     ref = float(ps.pinn_loss(net, pde, interior, boundary).detach())
     np.testing.assert_allclose(
-        float(ps.pinn_loss(Wrapped(), pde, interior, boundary).detach()), ref, rtol=1e-12
+        float(ps.pinn_loss(ps.AutogradNet(net), pde, interior, boundary).detach()), ref, rtol=1e-12
     )
     plain = float(ps.pinn_loss(lambda x: net(x), pde, interior, boundary).detach())  # a function
     np.testing.assert_allclose(plain, ref, rtol=1e-12)

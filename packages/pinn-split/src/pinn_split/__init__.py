@@ -4,7 +4,7 @@ order affects PINN convergence, measured on problems with closed-form solutions.
 from importlib.metadata import version as _version
 
 from .models import PINN, VSPINN, gram_matrix, min_eig, pinn_loss, relative_l2_error, train
-from .networks import PowerReLU, TwoLayerPowerNet, autograd_derivative, derivative
+from .networks import AutogradNet, PowerReLU, TwoLayerPowerNet, autograd_derivative, derivative
 from .pde import (
     LinearPDE,
     Points,
@@ -20,6 +20,7 @@ from .pde import (
 __version__ = _version("pinn-split")
 __all__ = [
     "PINN",
+    "AutogradNet",
     "VSPINN",
     "LinearPDE",
     "Points",

@@ -10,7 +10,7 @@ import torch
 from ._checks import check_bool, check_generator, check_int, describe
 from ._validation import as_points, check_alpha, check_net, module_dtype
 
-__all__ = ["PowerReLU", "TwoLayerPowerNet", "autograd_derivative", "derivative"]
+__all__ = ["AutogradNet", "PowerReLU", "TwoLayerPowerNet", "autograd_derivative", "derivative"]
 
 
 class PowerReLU(torch.nn.Module):
@@ -118,6 +118,21 @@ class TwoLayerPowerNet(torch.nn.Module):
                     coef = coef * self.weight[:, i] ** ai
             out[alpha] = scale * (powers[k] @ coef)
         return out
+
+
+class AutogradNet(torch.nn.Module):
+    """The same network seen as a generic one: its derivatives go through nested autograd (for
+    comparisons of cost and accuracy against the closed form)."""
+
+    def __init__(self, net: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner = check_net(net, "net")
+        if not isinstance(net, torch.nn.Module):
+            raise TypeError(f"net must be a torch.nn.Module, got {describe(net)}")
+        self.d = _net_dim(net)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.inner(x)
 
 
 def autograd_derivative(net: Any, x: Any, alpha: tuple[int, ...]) -> torch.Tensor:
