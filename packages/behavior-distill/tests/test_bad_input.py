@@ -39,7 +39,7 @@ def _make():
     return bd.MLPPolicy(2, 2, hidden=(4,), discrete=False)
 
 
-def mg(**kw):
+def meta_gradient(**kw):
     args = dict(policy=POLICY, states=S, actions=A, objective=bd.DBC(), batch=BATCH, inner_steps=2)
     args.update(kw)
     return bd.meta_gradient(
@@ -52,7 +52,7 @@ def mg(**kw):
     )
 
 
-def dist(**kw):
+def distill(**kw):
     args = dict(states=S, actions=A, offline_data=DATA, outer_steps=1, inner_steps=1, batch_size=4)
     args.update(kw)
     return bd.distill(
@@ -65,7 +65,7 @@ def dist(**kw):
     )
 
 
-def tbc(**kw):
+def train_bc(**kw):
     args = dict(states=S, actions=A, steps=2)
     args.update(kw)
     return bd.train_bc(_make(), args.pop("states"), args.pop("actions"), **args)
@@ -183,93 +183,84 @@ CASES = [
         lambda: bd.DBC()(POLICY, {"observations": np.ones((6, 2)), "actions": np.zeros((5, 2))}),
     ),
     # --- meta_gradient
-    suite.keyword(suite.Array, mg, "states", id="meta_gradient.states", shape=(4, 2), ndims=(2,)),
-    suite.keyword(
-        suite.Array, mg, "actions", id="meta_gradient.actions", shape=(4, 2), ndims=(1, 2)
+    suite.keyword(suite.Array, meta_gradient, "states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(suite.Array, meta_gradient, "actions", shape=(4, 2), ndims=(1, 2)),
+    suite.Mismatch(
+        "meta_gradient.actions", "actions", lambda: meta_gradient(actions=np.zeros((3, 2)))
     ),
-    suite.Mismatch("meta_gradient.actions", "actions", lambda: mg(actions=np.zeros((3, 2)))),
-    suite.Mismatch("meta_gradient.actions.width", "actions", lambda: mg(actions=np.zeros((4, 3)))),
-    suite.keyword(suite.Int, mg, "inner_steps", id="meta_gradient.inner_steps", minimum=1),
-    suite.keyword(suite.Number, mg, "inner_lr", id="meta_gradient.inner_lr"),
-    suite.keyword(
-        suite.OutOfRange, mg, "inner_lr", id="meta_gradient.inner_lr", values=_floats(hi=0.0)
+    suite.Mismatch(
+        "meta_gradient.actions.width", "actions", lambda: meta_gradient(actions=np.zeros((4, 3)))
     ),
-    suite.keyword(suite.Number, mg, "inner_momentum", id="meta_gradient.inner_momentum"),
+    suite.keyword(suite.Int, meta_gradient, "inner_steps", minimum=1),
+    suite.keyword(suite.Number, meta_gradient, "inner_lr"),
+    suite.keyword(suite.OutOfRange, meta_gradient, "inner_lr", values=_floats(hi=0.0)),
+    suite.keyword(suite.Number, meta_gradient, "inner_momentum"),
     suite.keyword(
         suite.OutOfRange,
-        mg,
+        meta_gradient,
         "inner_momentum",
-        id="meta_gradient.inner_momentum",
         values=_floats(lo=1.0, hi=1000000.0),
     ),
-    suite.keyword(
-        suite.Option, mg, "method", id="meta_gradient.method", valid=frozenset(bd.METHODS)
-    ),
+    suite.keyword(suite.Option, meta_gradient, "method", valid=frozenset(bd.METHODS)),
     suite.Array(
         "meta_gradient.batch.observations",
         "batch['observations']",
-        lambda v: mg(batch={"observations": v, "actions": np.zeros((6, 2))}),
+        lambda v: meta_gradient(batch={"observations": v, "actions": np.zeros((6, 2))}),
         (6, 2),
         ndims=(2,),
     ),
     # --- train_bc
-    suite.keyword(suite.Array, tbc, "states", id="train_bc.states", shape=(4, 2), ndims=(2,)),
-    suite.keyword(suite.Array, tbc, "actions", id="train_bc.actions", shape=(4, 2), ndims=(1, 2)),
-    suite.Mismatch("train_bc.actions", "actions", lambda: tbc(actions=np.zeros((5, 2)))),
-    suite.keyword(suite.Int, tbc, "steps", id="train_bc.steps", minimum=1),
-    suite.keyword(suite.Number, tbc, "lr", id="train_bc.lr"),
-    suite.keyword(suite.OutOfRange, tbc, "lr", id="train_bc.lr", values=_floats(hi=0.0)),
-    suite.keyword(suite.Number, tbc, "momentum", id="train_bc.momentum"),
-    suite.keyword(
-        suite.OutOfRange, tbc, "momentum", id="train_bc.momentum", values=_floats(hi=-1e-09)
-    ),
+    suite.keyword(suite.Array, train_bc, "states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(suite.Array, train_bc, "actions", shape=(4, 2), ndims=(1, 2)),
+    suite.Mismatch("train_bc.actions", "actions", lambda: train_bc(actions=np.zeros((5, 2)))),
+    suite.keyword(suite.Int, train_bc, "steps", minimum=1),
+    suite.keyword(suite.Number, train_bc, "lr"),
+    suite.keyword(suite.OutOfRange, train_bc, "lr", values=_floats(hi=0.0)),
+    suite.keyword(suite.Number, train_bc, "momentum"),
+    suite.keyword(suite.OutOfRange, train_bc, "momentum", values=_floats(hi=-1e-09)),
     # --- distill
-    suite.keyword(suite.Array, dist, "states", id="distill.states", shape=(4, 2), ndims=(2,)),
-    suite.keyword(suite.Array, dist, "actions", id="distill.actions", shape=(4, 2), ndims=(1, 2)),
-    suite.Mismatch("distill.actions", "actions", lambda: dist(actions=np.zeros((3, 2)))),
+    suite.keyword(suite.Array, distill, "states", shape=(4, 2), ndims=(2,)),
+    suite.keyword(suite.Array, distill, "actions", shape=(4, 2), ndims=(1, 2)),
+    suite.Mismatch("distill.actions", "actions", lambda: distill(actions=np.zeros((3, 2)))),
     suite.Array(
         "distill.offline_data.observations",
         "offline_data['observations']",
-        lambda v: dist(offline_data={"observations": v}),
+        lambda v: distill(offline_data={"observations": v}),
         (10, 2),
         ndims=(2,),
     ),
     suite.Mismatch(
         "distill.offline_data.actions",
         "offline_data['actions']",
-        lambda: dist(offline_data={"observations": np.ones((10, 2)), "actions": np.zeros((9, 2))}),
+        lambda: distill(
+            offline_data={"observations": np.ones((10, 2)), "actions": np.zeros((9, 2))}
+        ),
     ),
-    suite.keyword(suite.Int, dist, "outer_steps", id="distill.outer_steps", minimum=1),
-    suite.keyword(suite.Int, dist, "batch_size", id="distill.batch_size", minimum=1),
-    suite.Mismatch("distill.batch_size", "batch_size", lambda: dist(batch_size=11)),
-    suite.keyword(suite.Int, dist, "inner_steps", id="distill.inner_steps", minimum=1),
-    suite.keyword(suite.Number, dist, "outer_lr", id="distill.outer_lr"),
-    suite.keyword(
-        suite.OutOfRange, dist, "outer_lr", id="distill.outer_lr", values=_floats(hi=0.0)
-    ),
-    suite.keyword(suite.Number, dist, "outer_momentum", id="distill.outer_momentum"),
+    suite.keyword(suite.Int, distill, "outer_steps", minimum=1),
+    suite.keyword(suite.Int, distill, "batch_size", minimum=1),
+    suite.Mismatch("distill.batch_size", "batch_size", lambda: distill(batch_size=11)),
+    suite.keyword(suite.Int, distill, "inner_steps", minimum=1),
+    suite.keyword(suite.Number, distill, "outer_lr"),
+    suite.keyword(suite.OutOfRange, distill, "outer_lr", values=_floats(hi=0.0)),
+    suite.keyword(suite.Number, distill, "outer_momentum"),
     suite.keyword(
         suite.OutOfRange,
-        dist,
+        distill,
         "outer_momentum",
-        id="distill.outer_momentum",
         values=_floats(lo=1.0, hi=1000000.0),
     ),
-    suite.keyword(suite.Number, dist, "inner_lr", id="distill.inner_lr"),
-    suite.keyword(suite.Number, dist, "clip_norm", id="distill.clip_norm", none_ok=True),
-    suite.keyword(
-        suite.OutOfRange, dist, "clip_norm", id="distill.clip_norm", values=_floats(hi=0.0)
-    ),
+    suite.keyword(suite.Number, distill, "inner_lr"),
+    suite.keyword(suite.Number, distill, "clip_norm", none_ok=True),
+    suite.keyword(suite.OutOfRange, distill, "clip_norm", values=_floats(hi=0.0)),
     suite.keyword(
         suite.Int,
-        dist,
+        distill,
         "eval_every",
         kwargs={"eval_fn": lambda s, a: 0.0},
-        id="distill.eval_every",
         minimum=1,
         none_ok=True,
     ),
-    suite.keyword(suite.Option, dist, "method", id="distill.method", valid=frozenset(bd.METHODS)),
+    suite.keyword(suite.Option, distill, "method", valid=frozenset(bd.METHODS)),
     # --- datasets
     suite.Array(
         "save_dataset.observations",
@@ -367,7 +358,7 @@ def test_non_callables_and_non_modules_are_type_errors():
     assert_rejects(TypeError, "teacher", bd.PBC, "teacher")
     assert_rejects(TypeError, "critic", bd.AvPBC, teacher, 3.0)
     assert_rejects(TypeError, "policy", bd.meta_gradient, lambda x: x, S, A, bd.DBC(), BATCH)
-    assert_rejects(TypeError, "objective", mg, objective="DBC")
+    assert_rejects(TypeError, "objective", meta_gradient, objective="DBC")
     assert_rejects(TypeError, "policy", bd.train_bc, "policy", S, A)
     assert_rejects(TypeError, "make_policy", bd.distill, S, A, None, bd.DBC(), DATA, outer_steps=1)
     assert_rejects(
@@ -383,8 +374,8 @@ def test_non_callables_and_non_modules_are_type_errors():
         batch_size=4,
     )
     assert_rejects(TypeError, "objective", bd.distill, S, A, _make, 3, DATA, outer_steps=1)
-    assert_rejects(TypeError, "generator", dist, generator=3)
-    assert_rejects(TypeError, "eval_fn", dist, eval_fn="x")
+    assert_rejects(TypeError, "generator", distill, generator=3)
+    assert_rejects(TypeError, "eval_fn", distill, eval_fn="x")
     assert_rejects(TypeError, "policies", bd.PolicyEnsemble, [POLICY, "x"])
     assert_rejects(ValueError, "policies", bd.PolicyEnsemble, [])
 
@@ -392,14 +383,16 @@ def test_non_callables_and_non_modules_are_type_errors():
 def test_batches_must_be_d4rl_dicts():
     assert_rejects(TypeError, "batch", bd.DBC(), POLICY, [np.ones((6, 2))])
     assert_rejects(ValueError, "batch", bd.PBC(teacher), POLICY, {"obs": np.ones((6, 2))})
-    assert_rejects(TypeError, "offline_data", dist, offline_data=np.ones((10, 2)))
+    assert_rejects(TypeError, "offline_data", distill, offline_data=np.ones((10, 2)))
 
 
 def test_torch_inputs_are_checked_too():
-    assert_rejects(ValueError, "states", mg, states=torch.full((4, 2), float("nan")))
-    assert_rejects(TypeError, "states", mg, states=torch.zeros(4, 2, dtype=torch.bool))
-    assert_rejects(TypeError, "actions", mg, actions=torch.zeros(4, 2, dtype=torch.int64))
-    assert_rejects(ValueError, "states", mg, states=torch.zeros(0, 2))
+    assert_rejects(ValueError, "states", meta_gradient, states=torch.full((4, 2), float("nan")))
+    assert_rejects(TypeError, "states", meta_gradient, states=torch.zeros(4, 2, dtype=torch.bool))
+    assert_rejects(
+        TypeError, "actions", meta_gradient, actions=torch.zeros(4, 2, dtype=torch.int64)
+    )
+    assert_rejects(ValueError, "states", meta_gradient, states=torch.zeros(0, 2))
 
 
 def test_policy_output_shape_mismatch_names_actions():
@@ -409,4 +402,4 @@ def test_policy_output_shape_mismatch_names_actions():
 
 @pytest.mark.parametrize("value", [1.0, 1])
 def test_momentum_one_is_refused(value):
-    assert_rejects((ValueError, TypeError), "inner_momentum", mg, inner_momentum=value)
+    assert_rejects((ValueError, TypeError), "inner_momentum", meta_gradient, inner_momentum=value)

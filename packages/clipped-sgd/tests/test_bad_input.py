@@ -101,6 +101,14 @@ def _floats(lo=None, hi=None):
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
 
+def _l_below_mu(fn, *args):
+    """L < mu (no strongly convex function has it) is a ValueError naming L."""
+    label = f"{fn.__name__}.L<mu"
+    return suite.keyword(
+        suite.OutOfRange, fn, "L", *args, kwargs={"mu": 2.0}, id=label, values=_floats(1e-06, 1.999)
+    )
+
+
 OUT_OF_RANGE = [
     suite.OutOfRange(
         "clip_norm.level", "level", lambda v: cs.clip_norm(np.ones(3), v), _floats(hi=0.0)
@@ -134,29 +142,13 @@ OUT_OF_RANGE = [
         "strongly_convex_step.t", "t", lambda v: cs.strongly_convex_step(v), _floats(hi=0.999)
     ),
     suite.keyword(suite.OutOfRange, cs.strongly_convex_step, "mu", 1, values=_floats(hi=0.0)),
-    suite.keyword(
-        suite.OutOfRange,
-        cs.strongly_convex_step,
-        "L",
-        1,
-        kwargs={"mu": 2.0},
-        id="strongly_convex_step.L<mu",
-        values=_floats(1e-06, 1.999),
-    ),
+    _l_below_mu(cs.strongly_convex_step, 1),
     suite.keyword(suite.OutOfRange, cs.strongly_convex_step, "t0", 1, values=_floats(hi=-1.0)),
     suite.OutOfRange(
         "project_ball.radius", "radius", lambda v: cs.project_ball(np.ones(2), v), _floats(hi=0.0)
     ),
     suite.keyword(suite.OutOfRange, cs.ClippedSGD, "mu", 2, values=_floats(hi=0.0)),
-    suite.keyword(
-        suite.OutOfRange,
-        cs.ClippedSGD,
-        "L",
-        2,
-        kwargs={"mu": 2.0},
-        id="ClippedSGD.L<mu",
-        values=_floats(1e-06, 1.999),
-    ),
+    _l_below_mu(cs.ClippedSGD, 2),
     suite.keyword(
         suite.OutOfRange,
         cs.ClippedSGD,

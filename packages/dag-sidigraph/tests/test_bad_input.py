@@ -66,21 +66,12 @@ def _floats(lo=None, hi=None):
 CASES = [
     *(Array(f"{k}.adj", "adj", f, shape=(4, 4), ndims=(2,)) for k, f in ADJ_FUNCS.items()),
     Array("best_f1.scores", "scores", lambda v: best_f1(v, TREE), shape=(7, 7), ndims=(2,)),
-    Array(
-        "is_distinguishing.pos",
-        "pos",
-        lambda v: is_distinguishing(TREE, v, NEG),
-        shape=(2, 3),
-        ndims=(2,),
-        empty_ok=True,
-    ),
-    Array(
-        "is_distinguishing.neg",
-        "neg",
-        lambda v: is_distinguishing(TREE, POS, v),
-        shape=(2, 3),
-        ndims=(2,),
-        empty_ok=True,
+    *(
+        Array(f"is_distinguishing.{name}", name, call, shape=(2, 3), ndims=(2,), empty_ok=True)
+        for name, call in [
+            ("pos", lambda v: is_distinguishing(TREE, v, NEG)),
+            ("neg", lambda v: is_distinguishing(TREE, POS, v)),
+        ]
     ),
     Array(
         "auf1c.examples",

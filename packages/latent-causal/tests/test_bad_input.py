@@ -38,20 +38,9 @@ CASES = [
         "bipartite",
         lambda: lc.MeasurementModel(np.zeros((2, 2)), np.eye(3)),
     ),
-    suite.Int(
-        "oracle_udg.target",
-        "target",
-        lambda v: lc.oracle_udg(MODEL, v),
-        minimum=0,
-        maximum=1,
-        none_ok=True,
-    ),
-    suite.Int(
-        "oracle_shift_set.target",
-        "target",
-        lambda v: lc.oracle_shift_set(MODEL, v),
-        minimum=0,
-        maximum=1,
+    *(
+        suite.Int(f"{f.__name__}.target", "target", lambda v, f=f: f(MODEL, v), 0, 1, none_ok=ok)
+        for f, ok in [(lc.oracle_udg, True), (lc.oracle_shift_set, False)]
     ),
     suite.Array("estimate_udg.X", "X", lambda v: lc.estimate_udg(v), (30, 3), (2,)),
     suite.keyword(

@@ -343,6 +343,13 @@ CASES = [
         minimum=1,
     ),
 ]
+
+
+def _transfer(kind, fn, name, **options):
+    """A case for an option of a sim-to-real transfer function (two episodes, continuous testbed)."""
+    return keyword(kind, fn, name, CONT, CONT, kwargs={"n_episodes": 2}, **options)
+
+
 if _torch is not None:
     _G = lambda: _torch.Generator().manual_seed(0)  # noqa: E731
     TORCH_CASES = [
@@ -395,60 +402,19 @@ if _torch is not None:
         ),
         keyword(Int, se.train_sac, "n_episodes", CONT, minimum=1),
         keyword(Int, se.sac_exploration_transfer, "n_episodes", CONT, CONT, minimum=1),
-        keyword(
-            Int,
-            se.sac_exploration_transfer,
-            "sim_episodes",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
-            minimum=1,
+        _transfer(Int, se.sac_exploration_transfer, "sim_episodes", minimum=1),
+        _transfer(Int, se.sac_exploration_transfer, "n_policies", minimum=1),
+        _transfer(
+            OutOfRange, se.sac_exploration_transfer, "explore_prob", values=bad_probabilities()
         ),
-        keyword(
-            Int,
-            se.sac_exploration_transfer,
-            "n_policies",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
-            minimum=1,
-        ),
-        keyword(
-            OutOfRange,
-            se.sac_exploration_transfer,
-            "explore_prob",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
-            values=bad_probabilities(),
-        ),
-        keyword(
+        _transfer(
             OutOfRange,
             se.sac_exploration_transfer,
             "gamma",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
             values=st.floats(min_value=1.0, max_value=10),
         ),
-        keyword(
-            Int,
-            se.sac_direct_transfer,
-            "sim_episodes",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
-            minimum=1,
-        ),
-        keyword(
-            Int,
-            se.sac_direct_transfer,
-            "update_every",
-            CONT,
-            CONT,
-            kwargs={"n_episodes": 2},
-            minimum=1,
-        ),
+        _transfer(Int, se.sac_direct_transfer, "sim_episodes", minimum=1),
+        _transfer(Int, se.sac_direct_transfer, "update_every", minimum=1),
     ]
     CASES += TORCH_CASES
 

@@ -108,6 +108,13 @@ outside_pm1 = st.one_of(
     st.floats(max_value=-1 - 1e-6, min_value=-1e6), st.floats(min_value=1 + 1e-6, max_value=1e6)
 )
 
+
+def _weighting(fn, *args):
+    return suite.keyword(
+        suite.Option, fn, "weighting", *args, valid=frozenset({"uniform", "class_size"})
+    )
+
+
 CASES = _arrays() + [
     # numbers
     *[
@@ -217,23 +224,8 @@ CASES = _arrays() + [
     suite.keyword(suite.Flag, _tri, "graph_aware", id="tri_hom.graph_aware"),
     suite.keyword(suite.Flag, trihom.tri_hom_from_graph, "graph_aware", EI, X, Y),
     # options
-    suite.keyword(
-        suite.Option,
-        trihom.structural_homophily,
-        "weighting",
-        EI,
-        Y,
-        valid=frozenset({"uniform", "class_size"}),
-    ),
-    suite.keyword(
-        suite.Option,
-        trihom.tri_hom_from_graph,
-        "weighting",
-        EI,
-        X,
-        Y,
-        valid=frozenset({"uniform", "class_size"}),
-    ),
+    _weighting(trihom.structural_homophily, EI, Y),
+    _weighting(trihom.tri_hom_from_graph, EI, X, Y),
     suite.keyword(
         suite.Option,
         trihom.tri_hom_from_graph,

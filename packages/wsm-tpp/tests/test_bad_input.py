@@ -270,21 +270,12 @@ ARRAYS = [
     suite.Array("ExpHawkes.intensity.t", "t", lambda v: EXP1.intensity(v, SEQ1), (3,), (0, 1)),
     suite.Array("GaussHawkes.intensity.t", "t", lambda v: GAUSS1.intensity(v, SEQ1), (3,), (0, 1)),
     suite.Array("InhomogeneousPoisson.intensity.t", "t", lambda v: POIS.intensity(v), (3,), (0, 1)),
-    suite.Array(
-        "ExpHawkes.intensity.history",
-        "history",
-        lambda v: EXP1.intensity([3.0], v),
-        (3,),
-        (1,),
-        empty_ok=True,
-    ),
-    suite.Array(
-        "GaussHawkes.intensity.history",
-        "history",
-        lambda v: GAUSS1.intensity([3.0], v),
-        (3,),
-        (1,),
-        empty_ok=True,
+    *(
+        suite.Array(f"{m}.intensity.history", "history", f, (3,), (1,), empty_ok=True)
+        for m, f in [
+            ("ExpHawkes", lambda v: EXP1.intensity([3.0], v)),
+            ("GaussHawkes", lambda v: GAUSS1.intensity([3.0], v)),
+        ]
     ),
     suite.Array(
         "ExpHawkes.score_terms.seq", "seq", lambda v: EXP1.score_terms(v, T=10.0), (3,), (1,)
