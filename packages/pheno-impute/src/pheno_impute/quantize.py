@@ -1,0 +1,101 @@
+"""Residual quantization: L codebooks, each fitted by k-means on the residual of the levels
+before it; codes are assigned greedily level by level (coarse to fine)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_array, check_int, check_rng
+
+__all__ = ["ResidualQuantizer"]
+
+
+class ResidualQuantizer:
+    """Residual vector quantizer (RQ-k-means).
+
+    ``fit(X)`` learns ``levels`` codebooks of ``codebook_size`` vectors each: level 1 is k-means
+    on ``X``, level l on the residual ``X - (e_1 + ... + e_{l-1})`` left by the greedy codes of
+    the levels before. ``encode(X)`` -> int (n, levels): at each level the nearest code to the
+    current residual; ``decode(codes)`` -> the sum of the chosen codes. On the training data the
+    squared reconstruction error is non-increasing in the number of levels used.
+
+    Attributes after ``fit``: ``codebooks_`` (levels, codebook_size, d), ``n_features_in_``,
+    ``inertia_`` (levels,) the mean squared error after each level on the training data.
+    """
+
+    def __init__(self, *, levels: int = 3, codebook_size: int = 64, random_state=None):
+        self.levels = levels
+        self.codebook_size = codebook_size
+        self.random_state = random_state
+
+    def fit(self, X, y=None) -> ResidualQuantizer:
+        from sklearn.cluster import KMeans
+
+        X = check_array(X, "X", ndim=2)
+        levels = check_int(self.levels, "levels", minimum=1)
+        size = check_int(self.codebook_size, "codebook_size", minimum=1)
+        rng = check_rng(self.random_state, "random_state")
+        if X.shape[0] < size:
+            raise ValueError(
+                f"X must have at least codebook_size={size} rows to fit the codebooks, "
+                f"got {X.shape[0]}"
+            )
+        residual = X.copy()
+        books, inertia = [], []
+        for _ in range(levels):
+            km = KMeans(size, n_init=3, random_state=int(rng.integers(2**31 - 1)))
+            with np.errstate(all="ignore"):
+                km.fit(residual)
+            book = km.cluster_centers_.astype(np.float64)
+            # a codebook vector may not be worse than the mean of the points it would take:
+            # recentre on the greedy assignment (one Lloyd step) so error never increases
+            idx = _nearest(residual, book)
+            for c in np.unique(idx):
+                book[c] = residual[idx == c].mean(axis=0)
+            idx = _nearest(residual, book)
+            residual = residual - book[idx]
+            books.append(book)
+            inertia.append(float(np.mean(np.sum(residual**2, axis=1))))
+        self.codebooks_ = np.stack(books)
+        self.inertia_ = np.asarray(inertia)
+        self.n_features_in_ = X.shape[1]
+        return self
+
+    def _check_fitted(self):
+        if not hasattr(self, "codebooks_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("this ResidualQuantizer is not fitted yet; call fit first")
+
+    def encode(self, X) -> np.ndarray:
+        """Greedy codes, int64 (n, levels)."""
+        self._check_fitted()
+        X = check_array(X, "X", ndim=2, shape=(None, self.n_features_in_), allow_empty=True)
+        residual = X.copy()
+        codes = np.empty((X.shape[0], len(self.codebooks_)), dtype=np.int64)
+        for level, book in enumerate(self.codebooks_):
+            idx = _nearest(residual, book)
+            codes[:, level] = idx
+            residual = residual - book[idx]
+        return codes
+
+    def decode(self, codes) -> np.ndarray:
+        """Sum of the chosen codes, (n, d); ``codes`` may use the first 1..levels levels."""
+        self._check_fitted()
+        levels, size = self.codebooks_.shape[:2]
+        codes = check_array(codes, "codes", ndim=2, dtype="int", allow_empty=True)
+        if not 1 <= codes.shape[1] <= levels:
+            raise ValueError(f"codes must have 1 to {levels} columns, got shape {codes.shape}")
+        if codes.size and (codes.min() < 0 or codes.max() >= size):
+            raise ValueError(
+                f"codes must be in [0, {size - 1}], got values in [{codes.min()}, {codes.max()}]"
+            )
+        out = np.zeros((codes.shape[0], self.codebooks_.shape[2]))
+        for level in range(codes.shape[1]):
+            out += self.codebooks_[level][codes[:, level]]
+        return out
+
+
+def _nearest(x: np.ndarray, book: np.ndarray) -> np.ndarray:
+    d2 = (x**2).sum(1)[:, None] - 2 * x @ book.T + (book**2).sum(1)[None, :]
+    return np.argmin(d2, axis=1)
