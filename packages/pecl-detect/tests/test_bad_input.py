@@ -13,23 +13,26 @@ from pecl_detect import (
     PrototypeBank,
     ToyDetector,
     build_state,
-    dota_map,
-    make_toy_saod,
-    read_dota,
-    sinkhorn,
-    write_dota,
     conformal_clue,
+    dota_map,
+    enlarge_obb,
     entropy_bits,
     evaluator_delta,
     explore_and_learn,
     explore_image,
+    make_toy_saod,
     multi_clue_reward,
     obb_iou,
     obb_to_poly,
+    patch_origins,
+    patchify_boxes,
     poly_to_obb,
     prototype_similarity,
+    read_dota,
+    sinkhorn,
     sparsify,
     voc_ap,
+    write_dota,
 )
 
 from papershelf_harness import suite
@@ -83,18 +86,36 @@ TOY = ToyDetector(2, n_iter=5).fit(WORLD.images, WORLD.annotations)
 TRAIN = (WORLD.images, WORLD.annotations)
 
 CASES = [
-    Array("write_dota.polys", "polys", lambda v: write_dota(_tmp(), v, ["a", "b"]), (2, 4, 2), (2, 3)),
-    Values("write_dota.difficult", "difficult",
-           lambda v: write_dota(_tmp(), POLYS, ["a", "b"], difficult=v),
-           bad=(([True], ValueError), ([0, 2], ValueError), ([np.nan, 0], ValueError),
-                ("ab", TypeError), ([[0, 1]], ValueError))),  # fmt: skip
+    Array(
+        "write_dota.polys", "polys", lambda v: write_dota(_tmp(), v, ["a", "b"]), (2, 4, 2), (2, 3)
+    ),
+    Values(
+        "write_dota.difficult",
+        "difficult",
+        lambda v: write_dota(_tmp(), POLYS, ["a", "b"], difficult=v),
+        bad=(
+            ([True], ValueError),
+            ([0, 2], ValueError),
+            ([np.nan, 0], ValueError),
+            ("ab", TypeError),
+            ([[0, 1]], ValueError),
+        ),
+    ),  # fmt: skip
     Mismatch("write_dota.classes", "classes", lambda: write_dota(_tmp(), POLYS, ["a"])),
     Values("read_dota.path", "path", read_dota, bad=((None, TypeError), (3, TypeError))),
     Mismatch("dota_map.gts", "gts", lambda: dota_map(DET, GT + GT)),
-    Values("dota_map.dets", "dets", lambda v: dota_map(v, GT),
-           bad=((None, TypeError), ("x", TypeError), ([dict(boxes=[BOX])], ValueError),
-                ([dict(boxes=[BOX], scores=[0.5, 0.2], labels=[1])], ValueError),
-                ([dict(boxes=[[0, 0, 1]], scores=[0.5], labels=[1])], ValueError))),  # fmt: skip
+    Values(
+        "dota_map.dets",
+        "dets",
+        lambda v: dota_map(v, GT),
+        bad=(
+            (None, TypeError),
+            ("x", TypeError),
+            ([dict(boxes=[BOX])], ValueError),
+            ([dict(boxes=[BOX], scores=[0.5, 0.2], labels=[1])], ValueError),
+            ([dict(boxes=[[0, 0, 1]], scores=[0.5], labels=[1])], ValueError),
+        ),
+    ),  # fmt: skip
     keyword(Number, dota_map, "iou_threshold", DET, GT),
     keyword(OutOfRange, dota_map, "iou_threshold", DET, GT, values=st.floats(1.001, 1e6)),
     keyword(Flag, dota_map, "use_07", DET, GT),
@@ -107,32 +128,85 @@ CASES = [
     keyword(Number, PrototypeBank, "momentum", 2, 3),
     keyword(OutOfRange, PrototypeBank, "momentum", 2, 3, values=st.floats(1.001, 1e6)),
     keyword(Rng, PrototypeBank, "rng", 2, 3),
-    Array("PrototypeBank.init", "init", lambda v: PrototypeBank(1, 3, k=2, init=v), (1, 2, 3), (3,),
-          none_ok=True),  # fmt: skip
-    Array("PrototypeBank.update.feats", "feats", lambda v: BANK.update(v, L3), (4, 3), (2,),
-          empty_ok=True),  # fmt: skip
-    Array("PrototypeBank.update.labels", "labels", lambda v: BANK.update(F3, v),
-          (4,), (1,), empty_ok=True),  # fmt: skip
+    Array(
+        "PrototypeBank.init",
+        "init",
+        lambda v: PrototypeBank(1, 3, k=2, init=v),
+        (1, 2, 3),
+        (3,),
+        none_ok=True,
+    ),  # fmt: skip
+    Array(
+        "PrototypeBank.update.feats",
+        "feats",
+        lambda v: BANK.update(v, L3),
+        (4, 3),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Array(
+        "PrototypeBank.update.labels",
+        "labels",
+        lambda v: BANK.update(F3, v),
+        (4,),
+        (1,),
+        empty_ok=True,
+    ),  # fmt: skip
     Mismatch("PrototypeBank.update.lengths", "labels", lambda: BANK.update(F3, L3[:3])),
-    Array("PrototypeBank.similarity.feats", "feats", lambda v: BANK.similarity(v, L3), (4, 3), (2,),
-          empty_ok=True),  # fmt: skip
+    Array(
+        "PrototypeBank.similarity.feats",
+        "feats",
+        lambda v: BANK.similarity(v, L3),
+        (4, 3),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
     Int("ToyDetector.n_classes", "n_classes", lambda v: ToyDetector(v), minimum=1),
     keyword(Number, ToyDetector, "l2", 2),
     keyword(Int, ToyDetector, "n_iter", 2, minimum=1),
     keyword(Number, ToyDetector, "min_score", 2),
     keyword(Number, ToyDetector, "pos_fraction", 2),
-    Values("ToyDetector.fit.images", "images", lambda v: ToyDetector(2).fit(v, WORLD.annotations),
-           bad=((None, TypeError), ([], TypeError), ([{"boxes": np.zeros((1, 5))}] * 2, ValueError))),  # fmt: skip
-    Mismatch("ToyDetector.fit.boxes", "boxes", lambda: ToyDetector(2).fit(WORLD.images, WORLD.annotations[:1])),
+    Values(
+        "ToyDetector.fit.images",
+        "images",
+        lambda v: ToyDetector(2).fit(v, WORLD.annotations),
+        bad=((None, TypeError), ([], TypeError), ([{"boxes": np.zeros((1, 5))}] * 2, ValueError)),
+    ),  # fmt: skip
+    Mismatch(
+        "ToyDetector.fit.boxes",
+        "boxes",
+        lambda: ToyDetector(2).fit(WORLD.images, WORLD.annotations[:1]),
+    ),
     Array("ToyDetector.classify.feats", "feats", TOY.classify, (2, 8), (2,), empty_ok=True),
     keyword(Int, ProgressiveLoop, "rounds", TOY, lambda s: 0, minimum=0),
     keyword(Number, ProgressiveLoop, "iou_discard", TOY, lambda s: 0),
     keyword(Number, ProgressiveLoop, "margin", TOY, lambda s: 0),
     keyword(Int, ProgressiveLoop, "train_epochs", TOY, lambda s: 0, minimum=0),
     keyword(Rng, ProgressiveLoop, "rng", TOY, lambda s: 0),
-    Values("ProgressiveLoop.run.train_set", "train_set",
-           lambda v: ProgressiveLoop(TOY, lambda s: 0, rounds=0).run(v),
-           bad=((None, TypeError), (TRAIN[0], TypeError), (([], []), ValueError))),  # fmt: skip
+    Values(
+        "ProgressiveLoop.run.train_set",
+        "train_set",
+        lambda v: ProgressiveLoop(TOY, lambda s: 0, rounds=0).run(v),
+        bad=((None, TypeError), (TRAIN[0], TypeError), (([], []), ValueError)),
+    ),  # fmt: skip
+    Array("enlarge_obb.obb", "obb", enlarge_obb, (5,), (1, 2)),
+    keyword(Number, enlarge_obb, "w_scale", BOX),
+    keyword(Number, enlarge_obb, "h_scale", BOX),
+    Int("patch_origins.size", "size", patch_origins, minimum=1),
+    keyword(Int, patch_origins, "patch", 100, minimum=1),
+    keyword(Int, patch_origins, "gap", 100, minimum=0, maximum=1023),
+    Array(
+        "patchify_boxes.boxes",
+        "boxes",
+        lambda v: patchify_boxes(v, (100, 100)),
+        (2, 5),
+        (2,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Array(
+        "patchify_boxes.img_size", "img_size", lambda v: patchify_boxes(BOX[None], v), (2,), (1,)
+    ),
+    keyword(Number, patchify_boxes, "thresh", BOX[None], (100, 100)),
     Int("make_toy_saod.n_images", "n_images", make_toy_saod, minimum=1),
     keyword(Number, make_toy_saod, "ratio", 2),
     keyword(Rng, make_toy_saod, "rng", 2),

@@ -81,13 +81,19 @@ def test_dota_map_hand_example():
     # class 1: 3 non-difficult gts in two images, 1 difficult; ranked detections:
     # 0.9 TP, 0.8 FP (duplicate of the same gt), 0.7 ignored (difficult), 0.6 TP, 0.5 FP (no overlap)
     gts = [
-        dict(boxes=[_box(0, 0), _box(100, 0), _box(200, 0)], labels=[1, 1, 1],
-             difficult=[False, False, True]),  # fmt: skip
+        dict(
+            boxes=[_box(0, 0), _box(100, 0), _box(200, 0)],
+            labels=[1, 1, 1],
+            difficult=[False, False, True],
+        ),  # fmt: skip
         dict(boxes=[_box(0, 0)], labels=[1]),
     ]
     dets = [
-        dict(boxes=[_box(0, 0), _box(1, 0), _box(200, 0), _box(500, 500)],
-             scores=[0.9, 0.8, 0.7, 0.5], labels=[1, 1, 1, 1]),  # fmt: skip
+        dict(
+            boxes=[_box(0, 0), _box(1, 0), _box(200, 0), _box(500, 500)],
+            scores=[0.9, 0.8, 0.7, 0.5],
+            labels=[1, 1, 1, 1],
+        ),  # fmt: skip
         dict(boxes=[_box(0.5, 0)], scores=[0.6], labels=[1]),
     ]
     tp = np.array([1, 0, 0, 1, 0])
@@ -220,3 +226,29 @@ def test_progressive_loop_with_a_fixed_policy():
         ProgressiveLoop(object(), lambda s: 0)
     with pytest.raises(TypeError, match="explorer"):
         ProgressiveLoop(ToyDetector(3), 3)
+
+
+def test_patch_origins_hand_values():
+    from pecl_detect import patch_origins
+
+    assert patch_origins(2000) == [0, 824, 976]  # 0, +824, then moved back to end at 2000
+    assert patch_origins(1024) == [0] and patch_origins(500) == [0]
+    assert patch_origins(1848) == [0, 824]
+
+
+def test_patchify_boxes_axis_aligned_closed_form():
+    from pecl_detect import enlarge_obb, patchify_boxes
+
+    boxes = np.array([
+        [100.0, 100.0, 40.0, 20.0, 0.0],    # inside the first patch only
+        [900.0, 500.0, 40.0, 20.0, 0.0],    # x in [880, 920]: inside patches at x0 0 and 824
+        [1014.0, 100.0, 40.0, 20.0, 0.0],   # x in [994, 1034]: 30/40 = 0.75 in the first patch
+        [1019.0, 300.0, 40.0, 20.0, 0.0],   # 25/40 = 0.625 < 0.7 in the first patch
+    ])  # fmt: skip
+    patches = patchify_boxes(boxes, (1848, 1024))
+    assert [(p.x0, p.y0) for p in patches] == [(0, 0), (824, 0)]
+    first, second = patches
+    assert first.indices.tolist() == [0, 1, 2] and first.truncated.tolist() == [False, False, True]
+    assert second.indices.tolist() == [1, 2, 3] and not second.truncated.any()
+    np.testing.assert_allclose(second.boxes[0], [76.0, 500.0, 40.0, 20.0, 0.0])
+    np.testing.assert_allclose(enlarge_obb(boxes[0]), [100, 100, 48, 28, 0])

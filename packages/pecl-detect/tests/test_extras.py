@@ -94,7 +94,9 @@ def test_save_and_load_restore_the_explorer_exactly(tmp_path):
     from pecl_detect import DDPGExplorer
 
     rng = np.random.default_rng(2)
-    a = DDPGExplorer(warmup=10, batch_size=8, lr_actor=0.01, generator=torch.Generator().manual_seed(0))
+    a = DDPGExplorer(
+        warmup=10, batch_size=8, lr_actor=0.01, generator=torch.Generator().manual_seed(0)
+    )
     for _ in range(30):
         a.store(rng.uniform(size=8), int(rng.integers(2)), float(rng.choice([-1, 1])),
                 rng.uniform(size=8))  # fmt: skip
@@ -102,7 +104,13 @@ def test_save_and_load_restore_the_explorer_exactly(tmp_path):
     path = tmp_path / "explorer.pt"
     a.save(path)
     b = DDPGExplorer(generator=torch.Generator().manual_seed(99)).load(path)
-    assert (b.warmup, b.batch_size, b.lr_actor, b.n_updates, len(b)) == (10, 8, 0.01, a.n_updates, 30)
+    assert (b.warmup, b.batch_size, b.lr_actor, b.n_updates, len(b)) == (
+        10,
+        8,
+        0.01,
+        a.n_updates,
+        30,
+    )
     s = rng.uniform(size=8)
     assert np.array_equal(a.probs(s), b.probs(s))
     # same buffer, optimiser and generator state: the next updates and samples agree bit for bit

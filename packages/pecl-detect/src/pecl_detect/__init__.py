@@ -15,7 +15,7 @@ from .clues import (
     prototype_similarity,
 )
 from .dota import DotaLabels, read_dota, write_dota
-from .geometry import obb_iou, obb_to_poly, poly_to_obb
+from .geometry import enlarge_obb, obb_iou, obb_to_poly, poly_to_obb
 from .loop import (
     Candidates,
     DetectorBackend,
@@ -28,7 +28,7 @@ from .loop import (
 )
 from .metrics import MapResult, dota_map, voc_ap
 from .prototypes import PrototypeBank, sinkhorn
-from .sparse import sparsify
+from .sparse import Patch, patch_origins, patchify_boxes, sparsify
 from .toy import ToySAOD, make_toy_saod
 
 try:
@@ -43,12 +43,14 @@ __all__ = [
     "DotaLabels",
     "LoopResult",
     "MapResult",
+    "Patch",
     "ProgressiveLoop",
     "PrototypeBank",
     "RoundRecord",
     "ToyDetector",
     "ToySAOD",
     "dota_map",
+    "enlarge_obb",
     "make_toy_saod",
     "read_dota",
     "sinkhorn",
@@ -62,6 +64,8 @@ __all__ = [
     "explore_image",
     "multi_clue_reward",
     "obb_iou",
+    "patch_origins",
+    "patchify_boxes",
     "obb_to_poly",
     "poly_to_obb",
     "prototype_similarity",

@@ -93,7 +93,9 @@ def write_dota(path, polys, classes, *, difficult=None, meta=None) -> None:
         raise ValueError(f"polys must have shape (n, 4, 2) or (n, 8), got {arr.shape}")
     arr = arr.reshape(-1, 8)
     if isinstance(classes, str) or not isinstance(classes, list | tuple | np.ndarray):
-        raise TypeError(f"classes must be a sequence of category names, got {type(classes).__name__}")
+        raise TypeError(
+            f"classes must be a sequence of category names, got {type(classes).__name__}"
+        )
     names = list(classes)
     for i, c in enumerate(names):
         if not isinstance(c, str | np.str_):

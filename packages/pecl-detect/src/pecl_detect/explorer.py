@@ -200,8 +200,14 @@ class DDPGExplorer(nn.Module):
                 "modules": self.state_dict(),
                 "actor_opt": self.actor_opt.state_dict(),
                 "critic_opt": self.critic_opt.state_dict(),
-                "buffer": {"s": self._s, "a": self._a, "r": self._r, "s2": self._s2,
-                           "next": self._next, "size": self._size},  # fmt: skip
+                "buffer": {
+                    "s": self._s,
+                    "a": self._a,
+                    "r": self._r,
+                    "s2": self._s2,
+                    "next": self._next,
+                    "size": self._size,
+                },  # fmt: skip
                 "n_updates": self.n_updates,
                 "generator": self._gen.get_state(),
             },
@@ -216,7 +222,7 @@ class DDPGExplorer(nn.Module):
         path = _check_path(path)
         try:
             ckpt = torch.load(path, weights_only=True)
-        except Exception as e:  # noqa: BLE001 - any unreadable file is a bad value
+        except Exception as e:
             raise ValueError(f"path {str(path)!r} is not a DDPGExplorer checkpoint: {e}") from e
         if not isinstance(ckpt, dict) or ckpt.get("format") != "pecl_detect.DDPGExplorer/1":
             raise ValueError(f"path {str(path)!r} is not a DDPGExplorer checkpoint")

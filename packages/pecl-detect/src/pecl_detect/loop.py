@@ -149,7 +149,9 @@ def _image_field(img, key, i):
 
 def _check_annotations(boxes, n_images, name="boxes"):
     if not isinstance(boxes, list | tuple):
-        raise TypeError(f"{name} must be a list with one dict per image, got {type(boxes).__name__}")
+        raise TypeError(
+            f"{name} must be a list with one dict per image, got {type(boxes).__name__}"
+        )
     if len(boxes) != n_images:
         raise ValueError(f"{name} has {len(boxes)} entries but there are {n_images} images")
     out = []
@@ -191,7 +193,9 @@ class ToyDetector:
 
     def _images(self, images):
         if not isinstance(images, list | tuple) or not images:
-            raise TypeError(f"images must be a non-empty list of dicts, got {type(images).__name__}")
+            raise TypeError(
+                f"images must be a non-empty list of dicts, got {type(images).__name__}"
+            )
         out, d = [], None
         for i, img in enumerate(images):
             b = check_array(_image_field(img, "boxes", i), f"images[{i}].boxes", ndim=2,
@@ -357,10 +361,14 @@ class ProgressiveLoop:
             if v is None and name == "eval_set":
                 continue
             if not isinstance(v, list | tuple) or len(v) != 2:
-                raise TypeError(f"{name} must be a pair (images, annotations), got {type(v).__name__}")
+                raise TypeError(
+                    f"{name} must be a pair (images, annotations), got {type(v).__name__}"
+                )
         images, annotations = train_set
         if not isinstance(images, list | tuple):
-            raise TypeError(f"train_set images must be a list of images, got {type(images).__name__}")
+            raise TypeError(
+                f"train_set images must be a list of images, got {type(images).__name__}"
+            )
         if not images:
             raise ValueError("train_set images must be a non-empty list, got an empty one")
         ann = _check_annotations(list(annotations), len(images), "train_set annotations")
@@ -372,7 +380,9 @@ class ProgressiveLoop:
         for r in range(1, self.rounds + 1):
             pseudo = self._select(images, ann)
             merged = [
-                dict(boxes=np.vstack([a[0], p["boxes"]]), labels=np.concatenate([a[1], p["labels"]]))
+                dict(
+                    boxes=np.vstack([a[0], p["boxes"]]), labels=np.concatenate([a[1], p["labels"]])
+                )
                 for a, p in zip(ann, pseudo, strict=True)
             ]
             self.detector.fit(images, merged)
@@ -430,7 +440,9 @@ class ProgressiveLoop:
             sim = bank.similarity(cand.feats[idx], lab - 1) if idx.size else np.zeros(0)
             cp = np.array([conformal_clue(pc[t], proto_p[lab[t] - 1][:, lab[t]], margin=self.margin)
                            for t in range(idx.size)])  # fmt: skip
-            clues = np.column_stack([cand.scores[idx], pc, sim, cp]) if idx.size else np.zeros((0, 4))
+            clues = (
+                np.column_stack([cand.scores[idx], pc, sim, cp]) if idx.size else np.zeros((0, 4))
+            )
             ma = match[match >= 0]
             a_lab = al[match >= 0]
             a_pc = cand.probs[ma, a_lab] if ma.size else np.zeros(0)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from dataclasses import dataclass
+
+import numpy as np
 
 from ._checks import check_array, check_bool, check_float, check_same_length
 
@@ -58,7 +58,9 @@ def _field(item, key, where):
             raise ValueError(f"{where} must have a {key!r} entry, got keys {sorted(item)}")
         return item[key]
     if not hasattr(item, key):
-        raise TypeError(f"{where} must be a dict or an object with .{key}, got {type(item).__name__}")
+        raise TypeError(
+            f"{where} must be a dict or an object with .{key}, got {type(item).__name__}"
+        )
     return getattr(item, key)
 
 
@@ -95,7 +97,9 @@ def dota_map(dets, gts, *, iou_threshold=0.5, classes=None, use_07=True) -> MapR
 
     for v, name in ((dets, "dets"), (gts, "gts")):
         if not isinstance(v, list | tuple):
-            raise TypeError(f"{name} must be a list with one entry per image, got {type(v).__name__}")
+            raise TypeError(
+                f"{name} must be a list with one entry per image, got {type(v).__name__}"
+            )
     if len(dets) != len(gts):
         raise ValueError(f"dets has {len(dets)} images but gts has {len(gts)}")
     thr = check_float(iou_threshold, "iou_threshold", minimum=0.0, maximum=1.0)
@@ -106,7 +110,9 @@ def dota_map(dets, gts, *, iou_threshold=0.5, classes=None, use_07=True) -> MapR
         ds = check_array(_field(d, "scores", f"dets[{i}]"), f"dets[{i}].scores", ndim=1,
                          allow_empty=True)  # fmt: skip
         if ds.size != db.shape[0]:
-            raise ValueError(f"dets[{i}].scores has {ds.size} entries but there are {db.shape[0]} boxes")
+            raise ValueError(
+                f"dets[{i}].scores has {ds.size} entries but there are {db.shape[0]} boxes"
+            )
         dl = _labels(_field(d, "labels", f"dets[{i}]"), f"dets[{i}].labels", db.shape[0])
         gb = _boxes(_field(g, "boxes", f"gts[{i}]"), f"gts[{i}].boxes")
         gl = _labels(_field(g, "labels", f"gts[{i}]"), f"gts[{i}].labels", gb.shape[0])
@@ -115,20 +121,26 @@ def dota_map(dets, gts, *, iou_threshold=0.5, classes=None, use_07=True) -> MapR
             gd = check_array(_field(g, "difficult", f"gts[{i}]"), f"gts[{i}].difficult", ndim=1,
                              dtype="bool", allow_empty=True)  # fmt: skip
             if gd.size != gb.shape[0]:
-                raise ValueError(f"gts[{i}].difficult has {gd.size} flags but there are {gb.shape[0]} boxes")
+                raise ValueError(
+                    f"gts[{i}].difficult has {gd.size} flags but there are {gb.shape[0]} boxes"
+                )
         else:
             gd = np.zeros(gb.shape[0], dtype=bool)
         D.append((db, ds, dl))
         G.append((gb, gl, gd))
     if classes is None:
-        cls = sorted({int(c) for _, _, dl in D for c in dl} | {int(c) for _, gl, _ in G for c in gl})
+        cls = sorted(
+            {int(c) for _, _, dl in D for c in dl} | {int(c) for _, gl, _ in G for c in gl}
+        )
     else:
         cls = [int(c) for c in check_array(classes, "classes", ndim=1, dtype="int")]
     per_class, n_pos = {}, {}
     for c in cls:
         npos = int(sum(np.sum((gl == c) & ~gd) for _, gl, gd in G))
         n_pos[c] = npos
-        rows = [(i, k, s) for i, (_, ds, dl) in enumerate(D) for k, s in enumerate(ds) if dl[k] == c]
+        rows = [
+            (i, k, s) for i, (_, ds, dl) in enumerate(D) for k, s in enumerate(ds) if dl[k] == c
+        ]
         if npos == 0:
             per_class[c] = float("nan")
             continue

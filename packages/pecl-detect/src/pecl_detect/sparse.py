@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from ._checks import check_array, check_float, check_option, check_rng
+from ._checks import check_array, check_float, check_int, check_option, check_rng
 
-__all__ = ["sparsify"]
+__all__ = ["Patch", "patch_origins", "patchify_boxes", "sparsify"]
 
 
 def _as_labels(labels):
@@ -77,3 +78,60 @@ def sparsify(labels, ratio, *, rng=None, level="instance"):
             np.sort(np.concatenate(keep)).astype(np.int64) if keep else np.zeros(0, np.int64)
         )
     return kept[0] if flat else kept
+
+
+def patch_origins(size, *, patch=1024, gap=200) -> list[int]:
+    """Patch start offsets along one image side, as DOTA's ``ImgSplit``: steps of
+    ``patch - gap``, the last patch moved back to end at the border (one patch at 0 when the
+    side is shorter than ``patch``)."""
+    size = check_int(size, "size", minimum=1)
+    patch = check_int(patch, "patch", minimum=1)
+    gap = check_int(gap, "gap", minimum=0, maximum=patch - 1)
+    out, left = [], 0
+    while True:
+        if left + patch >= size:
+            left = max(size - patch, 0)
+        out.append(left)
+        if left + patch >= size:
+            return out
+        left += patch - gap
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One patch of :func:`patchify_boxes`: its top-left ``(x0, y0)``, the ``indices`` of the
+    boxes it keeps, those ``boxes`` in patch coordinates and ``truncated`` (``True`` where only
+    part of a box, at least ``thresh`` of its area, lies inside; DOTA marks them difficult 2)."""
+
+    x0: int
+    y0: int
+    indices: np.ndarray
+    boxes: np.ndarray
+    truncated: np.ndarray
+
+
+def patchify_boxes(boxes, img_size, *, patch=1024, gap=200, thresh=0.7) -> list[Patch]:
+    """Split an image's oriented boxes ``(n, 5)`` into DOTA patches (``ImgSplit``'s grid over
+    ``img_size = (width, height)``): a box goes to every patch holding at least ``thresh`` of
+    its area (exact polygon intersection), shifted to the patch's coordinates."""
+    from .geometry import obb_iou
+
+    b = check_array(boxes, "boxes", ndim=2, allow_empty=True).reshape(-1, 5)
+    size = check_array(img_size, "img_size", ndim=1, shape=(2,))
+    thresh = check_float(thresh, "thresh", minimum=0.0, maximum=1.0, min_inclusive=False)
+    xs = patch_origins(int(size[0]), patch=patch, gap=gap)
+    ys = patch_origins(int(size[1]), patch=patch, gap=gap)
+    area = b[:, 2] * b[:, 3]
+    out = []
+    for x0 in xs:
+        for y0 in ys:
+            rect = np.array([x0 + patch / 2, y0 + patch / 2, patch, patch, 0.0])
+            iou = np.asarray(obb_iou(b, rect)).reshape(-1) if b.shape[0] else np.zeros(0)
+            inter = iou * (area + patch * patch) / (1 + iou)
+            frac = np.divide(inter, area, out=np.zeros_like(inter), where=area > 0)
+            keep = np.flatnonzero(frac >= thresh - 1e-12)
+            shifted = b[keep].copy()
+            shifted[:, 0] -= x0
+            shifted[:, 1] -= y0
+            out.append(Patch(x0, y0, keep, shifted, frac[keep] < 1 - 1e-9))
+    return out

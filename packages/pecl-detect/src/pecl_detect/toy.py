@@ -48,7 +48,9 @@ def make_toy_saod(n_images, *, counts=(5, 8, 12), separations=(4.0, 3.0, 2.0), n
     centres = seps[:, None] * u
     images, truth, annotations = [], [], []
     for _ in range(n_images):
-        labels = np.concatenate([np.repeat(np.arange(1, K + 1), counts), np.zeros(n_background, int)])
+        labels = np.concatenate(
+            [np.repeat(np.arange(1, K + 1), counts), np.zeros(n_background, int)]
+        )
         n = labels.size
         feats = gen.normal(size=(n, dim))
         feats[labels > 0] += centres[labels[labels > 0] - 1]
