@@ -5,13 +5,13 @@ One case per public argument, by kind (see ``papershelf_harness.suite``); ``call
 rules the kinds do not (families, layer lists, models, support of discrete data).
 """
 
+import hee_model as hm
 import numpy as np
 import pytest
 import torch
+from hee_model.data import natural_patches
 from hypothesis import strategies as st
 
-import hee_model as hm
-from hee_model.data import natural_patches
 from papershelf_harness import suite
 from papershelf_harness.suite import keyword
 from papershelf_harness.testing import assert_rejects
@@ -32,17 +32,44 @@ def _family_cases():
     for fam in (GAUSS, hm.Bernoulli(), hm.Poisson()):
         label = type(fam).__name__
         for meth in ("A", "grad_A", "sample"):
-            cases.append(suite.Array(f"{label}.{meth}.eta", "eta", getattr(fam, meth), (2, 3), ndims=ANY))
+            cases.append(
+                suite.Array(f"{label}.{meth}.eta", "eta", getattr(fam, meth), (2, 3), ndims=ANY)
+            )
         for meth in ("T", "log_h"):
-            cases.append(suite.Array(f"{label}.{meth}.x", "x", getattr(fam, meth), (2, 3), ndims=ANY))
+            cases.append(
+                suite.Array(f"{label}.{meth}.x", "x", getattr(fam, meth), (2, 3), ndims=ANY)
+            )
         cases += [
-            suite.Array(f"{label}.log_prob.x", "x", lambda v, f=fam: f.log_prob(v, ETA), (2, 3), ndims=ANY),
-            suite.Array(f"{label}.log_prob.eta", "eta", lambda v, f=fam: f.log_prob(ETA, v), (2, 3), ndims=ANY),
-            suite.Array(f"{label}.fast_step.x", "x", lambda v, f=fam: f.fast_step(v, ETA, dt=0.1), (2, 3), ndims=ANY),
-            suite.Mismatch(f"{label}.log_prob.shape", "x", lambda f=fam: f.log_prob(np.zeros((2, 2)), ETA)),
+            suite.Array(
+                f"{label}.log_prob.x", "x", lambda v, f=fam: f.log_prob(v, ETA), (2, 3), ndims=ANY
+            ),
+            suite.Array(
+                f"{label}.log_prob.eta",
+                "eta",
+                lambda v, f=fam: f.log_prob(ETA, v),
+                (2, 3),
+                ndims=ANY,
+            ),
+            suite.Array(
+                f"{label}.fast_step.x",
+                "x",
+                lambda v, f=fam: f.fast_step(v, ETA, dt=0.1),
+                (2, 3),
+                ndims=ANY,
+            ),
+            suite.Mismatch(
+                f"{label}.log_prob.shape", "x", lambda f=fam: f.log_prob(np.zeros((2, 2)), ETA)
+            ),
             keyword(suite.Number, fam.fast_step, "dt", ETA, ETA, id=f"{label}.fast_step.dt"),
-            keyword(suite.OutOfRange, fam.fast_step, "dt", ETA, ETA, id=f"{label}.fast_step.dt<=0",
-                    values=_positive()),  # fmt: skip
+            keyword(
+                suite.OutOfRange,
+                fam.fast_step,
+                "dt",
+                ETA,
+                ETA,
+                id=f"{label}.fast_step.dt<=0",
+                values=_positive(),
+            ),  # fmt: skip
         ]
     return cases
 
@@ -69,19 +96,45 @@ CASES = [
     suite.Number("GaussianFixedVar.sigma", "sigma", hm.GaussianFixedVar),
     suite.OutOfRange("GaussianFixedVar.sigma<=0", "sigma", hm.GaussianFixedVar, _positive()),
     # --- HEE
-    suite.Int("HEE.layer_sizes[0]", "layer_sizes[0]", lambda v: _hee(layer_sizes=[v, 3]), minimum=1),
+    suite.Int(
+        "HEE.layer_sizes[0]", "layer_sizes[0]", lambda v: _hee(layer_sizes=[v, 3]), minimum=1
+    ),
     suite.Mismatch("HEE.layer_sizes.short", "layer_sizes", lambda: _hee(layer_sizes=[4])),
     suite.Mismatch("HEE.families.length", "families", lambda: _hee(families=[GAUSS, GAUSS])),
-    keyword(suite.Option, _hee, "nonlinearity", id="HEE.nonlinearity",
-            valid=frozenset(hm.NONLINEARITIES)),  # fmt: skip
+    keyword(
+        suite.Option,
+        _hee,
+        "nonlinearity",
+        id="HEE.nonlinearity",
+        valid=frozenset(hm.NONLINEARITIES),
+    ),  # fmt: skip
     keyword(suite.Option, _hee, "top_prior", id="HEE.top_prior", valid=frozenset(hm.TOP_PRIORS)),
     keyword(suite.Number, _hee, "init_scale", id="HEE.init_scale"),
     keyword(suite.OutOfRange, _hee, "init_scale", id="HEE.init_scale<0", values=_positive(-1e-9)),
-    suite.Array("HEE.natural_param.x_above", "x_above", lambda v: MODEL.natural_param(v, 0), (2, 3), ndims=(2,)),
-    suite.Int("HEE.natural_param.layer", "layer", lambda v: MODEL.natural_param(np.ones((2, 3)), v),
-              minimum=0, maximum=0),  # fmt: skip
-    suite.Mismatch("HEE.natural_param.width", "x_above", lambda: MODEL.natural_param(np.ones((2, 2)), 0)),
-    suite.Array("HEE.energy.xs[0]", "xs[0]", lambda v: MODEL.energy([v, np.ones((5, 3))]), (5, 4), ndims=(2,)),
+    suite.Array(
+        "HEE.natural_param.x_above",
+        "x_above",
+        lambda v: MODEL.natural_param(v, 0),
+        (2, 3),
+        ndims=(2,),
+    ),
+    suite.Int(
+        "HEE.natural_param.layer",
+        "layer",
+        lambda v: MODEL.natural_param(np.ones((2, 3)), v),
+        minimum=0,
+        maximum=0,
+    ),  # fmt: skip
+    suite.Mismatch(
+        "HEE.natural_param.width", "x_above", lambda: MODEL.natural_param(np.ones((2, 2)), 0)
+    ),
+    suite.Array(
+        "HEE.energy.xs[0]",
+        "xs[0]",
+        lambda v: MODEL.energy([v, np.ones((5, 3))]),
+        (5, 4),
+        ndims=(2,),
+    ),
     suite.Mismatch("HEE.energy.rows", "xs[1]", lambda: MODEL.energy([X0, np.ones((4, 3))])),
     suite.Mismatch("HEE.energy.count", "xs", lambda: MODEL.energy([X0])),
     # --- infer
@@ -89,13 +142,20 @@ CASES = [
     suite.Mismatch("infer.x0.width", "x0", lambda: _infer(x0=np.ones((5, 3)))),
     keyword(suite.Int, _infer, "n_steps", minimum=1),
     *[keyword(suite.Number, _infer, k) for k in ("dt", "tau", "tau_fast")],
-    *[keyword(suite.OutOfRange, _infer, k, id=f"infer.{k}<=0", values=_positive())
-      for k in ("dt", "tau", "tau_fast")],  # fmt: skip
+    *[
+        keyword(suite.OutOfRange, _infer, k, id=f"infer.{k}<=0", values=_positive())
+        for k in ("dt", "tau", "tau_fast")
+    ],  # fmt: skip
     keyword(suite.Int, _infer, "fast_substeps", minimum=1),
     keyword(suite.Flag, _infer, "interneurons"),
     keyword(suite.Number, _infer, "momentum", none_ok=True),
-    keyword(suite.OutOfRange, _infer, "momentum", id="infer.momentum>1",
-            values=st.floats(min_value=1.001, max_value=1e6)),  # fmt: skip
+    keyword(
+        suite.OutOfRange,
+        _infer,
+        "momentum",
+        id="infer.momentum>1",
+        values=st.floats(min_value=1.001, max_value=1e6),
+    ),  # fmt: skip
     keyword(suite.OutOfRange, _infer, "momentum", id="infer.momentum<=0", values=_positive()),
     suite.Array("infer.init[0]", "init[0]", lambda v: _infer(init=[v]), (5, 3), ndims=(2,)),
     suite.Mismatch("infer.init.rows", "init[0]", lambda: _infer(init=[np.zeros((4, 3))])),
@@ -116,7 +176,13 @@ CASES = [
     keyword(suite.Int, _gen, "n_steps", minimum=1),
     keyword(suite.Number, _gen, "dt"),
     # --- closed forms and metrics
-    suite.Array("linear_gaussian_posterior.x0", "x0", lambda v: hm.linear_gaussian_posterior(MODEL, v), (5, 4), ndims=(2,)),
+    suite.Array(
+        "linear_gaussian_posterior.x0",
+        "x0",
+        lambda v: hm.linear_gaussian_posterior(MODEL, v),
+        (5, 4),
+        ndims=(2,),
+    ),
     suite.Array("log_marginal.x0", "x0", lambda v: hm.log_marginal(MODEL, v), (5, 4), ndims=(2,)),
     suite.Array("mmd_rbf.x", "x", lambda v: hm.mmd_rbf(v, np.ones((3, 2))), (3, 2), ndims=(2,)),
     suite.Array("mmd_rbf.y", "y", lambda v: hm.mmd_rbf(np.ones((3, 2)), v), (3, 2), ndims=(2,)),

@@ -2,11 +2,10 @@
 
 import math
 
+import hee_model as hm
 import numpy as np
 import pytest
 import torch
-
-import hee_model as hm
 
 F64 = torch.float64
 

@@ -2,11 +2,10 @@
 
 import math
 
+import hee_model as hm
 import numpy as np
 import pytest
 import torch
-
-import hee_model as hm
 
 F64 = torch.float64
 
@@ -30,9 +29,7 @@ def test_gaussian_log_prob_is_the_normal_density():
 def test_bernoulli_and_poisson_normalise_by_brute_force():
     eta = _eta(3, seed=2)
     # Bernoulli: sum over the 2^3 states of exp(eta . x + log h) = exp(A)
-    states = torch.tensor(
-        [[(k >> i) & 1 for i in range(3)] for k in range(8)], dtype=F64
-    )
+    states = torch.tensor([[(k >> i) & 1 for i in range(3)] for k in range(8)], dtype=F64)
     lp = hm.Bernoulli().log_prob(states, eta.expand(8, 3))
     torch.testing.assert_close(torch.logsumexp(lp, 0), torch.tensor(0.0, dtype=F64))
     # Poisson: per unit, sum_k exp(eta k) / k! over k < 80
@@ -84,7 +81,7 @@ def test_fast_neurons_estimate_grad_A(fam, dt, steps):
     rho = 1 - dt / fam.var if isinstance(fam, hm.GaussianFixedVar) else math.exp(-dt)
     var_t = fam.sample(eta[:1].expand(20000, 6), generator=g).var(0)
     se = torch.sqrt(var_t * (1 + rho) / (1 - rho) / (steps * chains))
-    assert torch.all((est - exact).abs() < 5 * se), ((est - exact) / se)
+    assert torch.all((est - exact).abs() < 5 * se), (est - exact) / se
 
 
 def test_discrete_fast_steps_keep_the_law_exactly():

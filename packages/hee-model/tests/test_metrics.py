@@ -2,11 +2,10 @@
 
 import math
 
+import hee_model as hm
 import numpy as np
 import pytest
 import torch
-
-import hee_model as hm
 from hee_model.metrics import _gabor
 
 
@@ -39,3 +38,23 @@ def test_gabor_fit_recovers_a_gabor_and_rejects_noise():
     assert hm.gabor_fit(f, n_starts=2) > 0.98
     noise = np.random.default_rng(2).normal(size=(8, 8))
     assert hm.gabor_fit(noise, n_starts=2) < 0.6
+
+
+def test_bundled_data():
+    pytest.importorskip("sklearn")
+    pytest.importorskip("PIL")
+    from hee_model.data import natural_patches, sklearn_digits
+
+    x, y = sklearn_digits()
+    assert x.shape == (1797, 64) and y.shape == (1797,)
+    assert float(x.min()) == 0.0 and float(x.max()) == 1.0
+    p = natural_patches(size=6, n=3000, rng=0)
+    assert p.shape == (3000, 36)
+    torch.testing.assert_close(p.mean(1), torch.zeros(3000, dtype=p.dtype), atol=1e-6, rtol=0)
+    cov = (p.T @ p / 3000).numpy()
+    lam = np.linalg.eigvalsh(cov)
+    # ZCA whitening: the spectrum is flat except for the floored (mean-removal) direction
+    assert np.ptp(lam[1:]) / lam[1:].mean() < 0.05
+    raw = natural_patches(size=6, n=3000, rng=0, whiten=False).numpy()
+    lam_raw = np.linalg.eigvalsh(raw.T @ raw / 3000)
+    assert lam_raw[-1] / lam_raw[1] > 50  # natural images: a steep spectrum before whitening

@@ -3,11 +3,10 @@ derivation (joint Gaussian conditioning)."""
 
 import math
 
+import hee_model as hm
 import numpy as np
 import pytest
 import torch
-
-import hee_model as hm
 
 F64 = torch.float64
 

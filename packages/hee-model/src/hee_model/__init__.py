@@ -12,7 +12,12 @@ references for linear-Gaussian models; MMD, Gabor fits and bundled scikit-learn 
 from importlib.metadata import version as _version
 
 from .dynamics import GENERATION_MODES, InferenceResult, LearnResult, generate, infer, learn
-from .exact import GaussianPosterior, linear_gaussian_marginal, linear_gaussian_posterior, log_marginal
+from .exact import (
+    GaussianPosterior,
+    linear_gaussian_marginal,
+    linear_gaussian_posterior,
+    log_marginal,
+)
 from .families import Bernoulli, ExponentialFamily, GaussianFixedVar, Poisson
 from .metrics import gabor_fit, mmd_rbf
 from .model import HEE, NONLINEARITIES, TOP_PRIORS

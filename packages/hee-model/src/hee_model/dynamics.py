@@ -132,7 +132,9 @@ class _Dynamics:
             if self.interneurons:
                 acc = torch.zeros_like(etas[layer])
                 for _ in range(self.substeps):
-                    self.fast[layer] = fam._fast_step(self.fast[layer], etas[layer], self.h_fast, gen)
+                    self.fast[layer] = fam._fast_step(
+                        self.fast[layer], etas[layer], self.h_fast, gen
+                    )
                     acc = acc + fam._T(self.fast[layer])
                 a_hat = acc / self.substeps
             else:

@@ -17,7 +17,12 @@ from ._checks import describe
 from .families import GaussianFixedVar
 from .model import HEE
 
-__all__ = ["GaussianPosterior", "linear_gaussian_marginal", "linear_gaussian_posterior", "log_marginal"]
+__all__ = [
+    "GaussianPosterior",
+    "linear_gaussian_marginal",
+    "linear_gaussian_posterior",
+    "log_marginal",
+]
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,7 @@ def mmd_rbf(x: Any, y: Any, *, bandwidth: float | None = None) -> float:
     xt = as_tensor(x, "x", ndim=2, dtype=torch.float64)
     yt = as_tensor(y, "y", ndim=2, dtype=torch.float64, device=xt.device)
     if yt.shape[1] != xt.shape[1]:
-        raise ValueError(
-            f"y must have {xt.shape[1]} columns like x, got shape {tuple(yt.shape)}"
-        )
+        raise ValueError(f"y must have {xt.shape[1]} columns like x, got shape {tuple(yt.shape)}")
     for t, name in ((xt, "x"), (yt, "y")):
         if t.shape[0] < 2:
             raise ValueError(f"{name} must have at least 2 rows, got {t.shape[0]}")
