@@ -270,11 +270,11 @@ def _cost_row(name, kw, m):
         model.zero_grad()
         model.loss().backward()
 
-    closed = timeit_ms(epoch, repeat=3).best_ms
+    closed = timeit_ms(epoch, repeat=5).best_ms
     saved_closed = _saved_mib(model)
     for var in model.system.variables:  # the same networks through nested autograd
         model.nets[var] = ps.AutogradNet(model.nets[var])
-    auto = timeit_ms(epoch, repeat=3).best_ms
+    auto = timeit_ms(epoch, repeat=5).best_ms
     return n_par, closed, auto, saved_closed, _saved_mib(model)
 
 
@@ -310,7 +310,7 @@ def cost(args):
             f"Table 3, {name}: with nested autograd, finer splitting saves memory (width {m})",
             paper="Table 3: VS |xi|=1 < |xi|=2 < PINN in memory",
             measured="; ".join(
-                f"{lab}: {v[0]} params, {v[4]:.1f} MiB autograd / {v[3]:.1f} MiB closed form"
+                f"{lab}: {v[0]} params, {v[4]:.2f} MiB autograd / {v[3]:.2f} MiB closed form"
                 for lab, v in r.items()
             ),
             holds=r["VS1"][4] < r["VS2"][4] < r["PINN"][4],
@@ -324,7 +324,7 @@ def cost(args):
                 f"{lab}: {v[2]:.1f} ms autograd / {v[1]:.1f} ms closed form" for lab, v in r.items()
             ),
             holds=r["VS1"][2] < r["PINN"][2],
-            note="CPU, one thread, best of 3 epochs (loss + backward) on a loaded machine; with "
+            note="CPU, one thread, best of 5 epochs (loss + backward) on a loaded machine; with "
             "the closed form the PINN itself is cheapest",
         )
 
