@@ -25,7 +25,7 @@ LR = 0.2  # Adam step on the 32^3 grids
 
 def _scale(args):
     if args.quick:
-        return dict(n_train=6, n_test=2, H=24, W=24, steps=40)
+        return dict(n_train=4, n_test=1, H=16, W=16, steps=15)
     if args.full:
         return dict(n_train=16, n_test=4, H=48, W=48, steps=800)
     return dict(n_train=16, n_test=4, H=48, W=48, steps=400)
@@ -49,13 +49,14 @@ def _judge(args, ok):
     return None if args.quick else bool(ok)
 
 
-QUICK_NOTE = "--quick: 40 steps on 24x24 views, too few to judge; the default run judges"
+QUICK_NOTE = "--quick: 15 steps on 16x16 views, too few to judge; the default run judges"
 
 
 def claims(args):
     import ram3d
 
     torch.manual_seed(0)
+    torch.set_num_threads(1)  # tiny tensors: intra-op threads only contend
     s = _scale(args)
     sc = ram3d.room_scene(n_train=s["n_train"], n_test=s["n_test"], H=s["H"], W=s["W"])
     kw = dict(dilate_radius=DILATE, near=sc.near, far=sc.far, n_samples=sc.n_samples, lr=LR)

@@ -167,7 +167,11 @@ CASES = [
     ),
     # --- backends
     Array(
-        "TargetOracle.targets", "targets", lambda v: ram3d.TargetOracle(v), (1, 6, 8, 3), ndims=(4,)
+        "TargetOracle.targets",
+        "targets",
+        lambda v: ram3d.TargetOracle(v),
+        (1, 6, 8, 3),
+        ndims=(3, 4),
     ),
     Mismatch("TargetOracle.targets.range", "targets", lambda: ram3d.TargetOracle(IMAGES + 1)),
     Number(
@@ -331,35 +335,11 @@ def test_fields_cameras_priors_and_modules():
     assert_rejects(TypeError, "segmenter", ram3d.RAM3D, object(), ORACLE)
     assert_rejects(TypeError, "prior", ram3d.RAM3D, ram3d.MaskOracle(MASKS), "sd")
     assert_rejects(TypeError, "priors", ram3d.PromptRouter, [ORACLE])
-    assert_rejects(
-        ValueError,
-        "view",
-        ORACLE.x0_estimate,
-        torch.zeros(1, 3, 6, 8),
-        torch.zeros(1, 1, 6, 8),
-        "p",
-        0.5,
-        view=3,
-    )
-    assert_rejects(
-        ValueError,
-        "image",
-        ORACLE.x0_estimate,
-        torch.zeros(1, 3, 6, 7),
-        torch.zeros(1, 1, 6, 8),
-        "p",
-        0.5,
-    )
+    x, m = torch.zeros(1, 3, 6, 8), torch.zeros(1, 1, 6, 8)
+    assert_rejects(ValueError, "view", ORACLE.x0_estimate, x, m, "p", 0.5, view=3)
+    assert_rejects(ValueError, "image", ORACLE.x0_estimate, x[..., :7], m, "p", 0.5)
     two = ram3d.TargetOracle(np.concatenate([IMAGES, IMAGES]))
-    assert_rejects(
-        ValueError,
-        "view",
-        two.x0_estimate,
-        torch.zeros(1, 3, 6, 8),
-        torch.zeros(1, 1, 6, 8),
-        "p",
-        0.5,
-    )
+    assert_rejects(ValueError, "view", two.x0_estimate, x, m, "p", 0.5)
 
 
 @pytest.mark.parametrize("value", [True, "x"])

@@ -77,9 +77,9 @@ def test_background_augmentation_renders_the_foreground_alone():
     seen = []
 
     class Spy(ram3d.TargetOracle):
-        def x0_estimate(self, image, mask, prompt, t, *, view=None):
+        def x0_estimate(self, image, mask, prompt, t, guidance=None, *, view=None):
             seen.append(image.detach().clone())
-            return super().x0_estimate(image, mask, prompt, t, view=view)
+            return super().x0_estimate(image, mask, prompt, t, guidance, view=view)
 
     scene = ram3d.room_scene(n_train=2, n_test=0, H=8, W=8, res=8, sphere_radius=0.25)
     bg = ram3d.DenseGridField(4, init_density=50.0)
@@ -165,3 +165,11 @@ def test_metrics():
     assert s[0].item() == pytest.approx(1.0)
     assert s[1].item() == pytest.approx(np.cos(np.pi / 8), abs=1e-9)
     assert ram3d.clip_direction_consistency(ib, ia)[0].item() == pytest.approx(np.cos(np.pi / 8))
+
+
+def test_target_oracle_single_view_and_guidance_argument():
+    target = torch.rand(4, 5, 3)
+    orc = ram3d.TargetOracle(target)
+    x = torch.zeros(1, 3, 4, 5, requires_grad=True)
+    z, z0, rgb_hat = orc.x0_estimate(x, torch.ones(4, 5), "p", 0.7, 7.5)
+    assert z is x and torch.equal(z0[0].permute(1, 2, 0), target) and torch.equal(z0, rgb_hat)

@@ -40,10 +40,18 @@ class InpaintPrior(Protocol):
     (1, 1, H, W) float, 1 where to inpaint, ``t`` in [0, 1] the diffusion time. ``z = E(image)``
     must stay differentiable; ``z0_hat`` (z's shape) is the one-step denoised latent
     ``(z_t - sqrt(1 - abar_t) eps_hat) / sqrt(abar_t)`` and ``rgb_hat`` (image's shape) its
-    decoding; the loss detaches both."""
+    decoding; the loss detaches both. ``guidance`` is the classifier-free guidance scale (None:
+    the prior's own); the stages pass ``view`` (the index of the training view) by keyword."""
 
     def x0_estimate(
-        self, image: torch.Tensor, mask: torch.Tensor, prompt: str, t: float, *, view=None
+        self,
+        image: torch.Tensor,
+        mask: torch.Tensor,
+        prompt: str,
+        t: float,
+        guidance: float | None = None,
+        *,
+        view=None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]: ...
 
 
@@ -52,7 +60,9 @@ def _stack_images(images: Any, name: str) -> torch.Tensor:
         if not images:
             raise ValueError(f"{name} must hold at least one image, got an empty list")
         images = torch.stack([as_tensor(x, f"{name}[{i}]", ndim=3) for i, x in enumerate(images)])
-    t = as_tensor(images, name, ndim=4)
+    t = as_tensor(images, name, ndim=(3, 4))
+    if t.ndim == 3:  # one view
+        t = t[None]
     if t.shape[-1] != 3:
         raise ValueError(f"{name} must be (N, H, W, 3), got shape {tuple(t.shape)}")
     return check_unit_interval(t, name)
@@ -103,8 +113,17 @@ class TargetOracle:
         return self.targets[v].permute(2, 0, 1)[None]
 
     def x0_estimate(
-        self, image: torch.Tensor, mask: Any, prompt: str, t: float, *, view: int | None = None
+        self,
+        image: torch.Tensor,
+        mask: Any,
+        prompt: str,
+        t: float,
+        guidance: float | None = None,
+        *,
+        view: int | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(image, target, target)`` for the target of ``view`` (``t``, ``guidance`` and
+        ``prompt`` are accepted and ignored)."""
         image = _check_image(image, tuple(self.targets.shape[1:3]))
         m = torch.as_tensor(mask)
         if tuple(m.shape[-2:]) != tuple(self.targets.shape[1:3]):
@@ -155,7 +174,7 @@ class PromptRouter:
                 raise TypeError(f"priors[{k!r}] must have an x0_estimate method, got {describe(p)}")
         self.priors = dict(priors)
 
-    def x0_estimate(self, image, mask, prompt, t, *, view=None):
+    def x0_estimate(self, image, mask, prompt, t, guidance=None, *, view=None):
         if prompt not in self.priors:
             raise ValueError(f"prompt must be one of {sorted(self.priors)}, got {prompt!r}")
-        return self.priors[prompt].x0_estimate(image, mask, prompt, t, view=view)
+        return self.priors[prompt].x0_estimate(image, mask, prompt, t, guidance, view=view)

@@ -159,19 +159,19 @@ class _Stage:
     def __init__(
         self,
         *,
-        steps: int,
-        lr: float,
-        dilate_radius: int,
-        near: float,
-        far: float,
-        n_samples: int,
-        generator: torch.Generator | None,
-        lambda_rgb: float,
-        halo_weight: float,
-        t_min: float,
-        t_max: float,
-        weight_fn: Callable[[float], float] | None,
-        bg_color: Any,
+        steps: int = 400,
+        lr: float = 0.1,
+        dilate_radius: int = 3,
+        near: float = 0.05,
+        far: float = 4.0,
+        n_samples: int = 64,
+        generator: torch.Generator | None = None,
+        lambda_rgb: float = 0.1,
+        halo_weight: float = 1.0,
+        t_min: float = 0.02,
+        t_max: float = 0.98,
+        weight_fn: Callable[[float], float] | None = None,
+        bg_color: Any = None,
     ):
         self.steps = check_int(steps, "steps", minimum=1)
         self.lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
@@ -219,31 +219,19 @@ class _Stage:
             for k, v in enumerate(self._order(len(cameras))):
                 t = anneal_t(k, max(self.steps - 1, 1), t_min=self.t_min, t_max=self.t_max)
                 aug = bg_aug_p > 0 and float(torch.rand((), generator=self.generator)) < bg_aug_p
-                if aug:  # background augmentation: the foreground alone over a random colour
-                    bg = torch.rand(3, generator=self.generator)
-                    comp, out = render_composite(
-                        [field],
-                        cameras[v],
-                        imgs[v],
-                        dil[v],
-                        near=self.near,
-                        far=self.far,
-                        n_samples=self.n_samples,
-                        bg_color=bg,
-                        generator=self.generator,
-                    )
-                else:
-                    comp, out = render_composite(
-                        [field, *fixed],
-                        cameras[v],
-                        imgs[v],
-                        dil[v],
-                        near=self.near,
-                        far=self.far,
-                        n_samples=self.n_samples,
-                        bg_color=self.bg_color,
-                        generator=self.generator,
-                    )
+                # background augmentation: the foreground alone over a random solid colour
+                bg = torch.rand(3, generator=self.generator) if aug else self.bg_color
+                comp, out = render_composite(
+                    [field] if aug else [field, *fixed],
+                    cameras[v],
+                    imgs[v],
+                    dil[v],
+                    near=self.near,
+                    far=self.far,
+                    n_samples=self.n_samples,
+                    bg_color=bg,
+                    generator=self.generator,
+                )
                 x = comp.permute(2, 0, 1)[None]
                 mask = m[v].to(x.dtype)[None, None]
                 z, z0_hat, rgb_hat = prior.x0_estimate(x, mask, prompt, t, view=v)
@@ -269,40 +257,11 @@ class EraseStage(_Stage):
     rendered, composited as ``D * render + (1 - D) * image`` and distilled with the HiFA loss
     from ``prior`` (``t`` annealed from ``t_max`` to ``t_min``), plus ``halo_weight`` times the
     reconstruction MSE on the halo ``D \\ M`` where the background is visible. Views are visited
-    in order (with a ``generator``: in random order per epoch, with stratified ray samples)."""
+    in order (with a ``generator``: in random order per epoch, with stratified ray samples).
 
-    def __init__(
-        self,
-        *,
-        steps: int = 400,
-        lr: float = 0.05,
-        dilate_radius: int = 3,
-        near: float = 0.05,
-        far: float = 4.0,
-        n_samples: int = 64,
-        generator: torch.Generator | None = None,
-        lambda_rgb: float = 0.1,
-        halo_weight: float = 1.0,
-        t_min: float = 0.02,
-        t_max: float = 0.98,
-        weight_fn: Callable[[float], float] | None = None,
-        bg_color: Any = None,
-    ):
-        super().__init__(
-            steps=steps,
-            lr=lr,
-            dilate_radius=dilate_radius,
-            near=near,
-            far=far,
-            n_samples=n_samples,
-            generator=generator,
-            lambda_rgb=lambda_rgb,
-            halo_weight=halo_weight,
-            t_min=t_min,
-            t_max=t_max,
-            weight_fn=weight_fn,
-            bg_color=bg_color,
-        )
+    Options (keyword-only): ``steps=400, lr=0.1, dilate_radius=3, near=0.05, far=4.0,
+    n_samples=64, generator=None, lambda_rgb=0.1, halo_weight=1.0, t_min=0.02, t_max=0.98,
+    weight_fn=None`` (``w(t)``; None: 1) and ``bg_color=None``."""
 
     def fit(self, field, cameras, images, masks, prior, prompt):
         """Train ``field`` (an ``nn.Module`` field, in place) on ``cameras`` (N), ``images``
@@ -315,41 +274,11 @@ class ReplaceStage(_Stage):
     """RAM3D's Replace stage: fit a foreground field composed with the frozen background field
     (densities summed, colours density-weighted), distilled inside ``D`` with the edit prompt.
     ``bg_aug_p``: probability of a step rendering the foreground alone over a random solid
-    colour (background augmentation; details inferred)."""
+    colour (background augmentation; details inferred). The other options are
+    :class:`EraseStage`'s."""
 
-    def __init__(
-        self,
-        *,
-        steps: int = 400,
-        lr: float = 0.05,
-        dilate_radius: int = 3,
-        near: float = 0.05,
-        far: float = 4.0,
-        n_samples: int = 64,
-        generator: torch.Generator | None = None,
-        lambda_rgb: float = 0.1,
-        halo_weight: float = 1.0,
-        t_min: float = 0.02,
-        t_max: float = 0.98,
-        weight_fn: Callable[[float], float] | None = None,
-        bg_color: Any = None,
-        bg_aug_p: float = 0.0,
-    ):
-        super().__init__(
-            steps=steps,
-            lr=lr,
-            dilate_radius=dilate_radius,
-            near=near,
-            far=far,
-            n_samples=n_samples,
-            generator=generator,
-            lambda_rgb=lambda_rgb,
-            halo_weight=halo_weight,
-            t_min=t_min,
-            t_max=t_max,
-            weight_fn=weight_fn,
-            bg_color=bg_color,
-        )
+    def __init__(self, *, bg_aug_p: float = 0.0, **options: Any):
+        super().__init__(**options)
         self.bg_aug_p = check_probability(bg_aug_p, "bg_aug_p")
 
     def fit(self, field, cameras, images, masks, bg_field, prior, prompt):
