@@ -117,12 +117,19 @@ def tests_extras(session: nox.Session, package: str) -> None:
         session.run(*args, *session.posargs, env=_env(package, "tests"))
 
 
+def _has_slow_tests(package: str) -> bool:
+    tests = BY_NAME[package].path / "tests"
+    return any("mark.slow" in f.read_text() for f in tests.rglob("*.py"))
+
+
 @nox.session
 @nox.parametrize("package", NAMES)
 def tests_slow(session: nox.Session, package: str) -> None:
     """Tests marked `slow` (and `gpu` ones, which skip without a device), with every extra,
     `test-*` group and unlocked peer installed, so that a slow test of an integration (a torch
     extra's training run) runs here rather than skipping in every session."""
+    if not _has_slow_tests(package):  # skip before the all-extras sync, which costs seconds
+        session.skip(f"{package} has no test marked slow")
     _pytest(session, package, "slow")
 
 

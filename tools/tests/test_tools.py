@@ -100,6 +100,45 @@ def test_changed_packages_adds_dependents(root):
     assert changed_packages.select(["packages/user-pkg/README.md"], pkgs) == {"user-pkg"}
     assert changed_packages.select(["uv.lock"], pkgs) == {"base-kernels", "user-pkg", "other"}
     assert changed_packages.select(["docs/index.md"], pkgs) == set()
+    # a lock change selects what it reaches, plus dependents of what it selects
+    assert changed_packages.select(["uv.lock"], pkgs, lock_change={"base-kernels"}) == {
+        "base-kernels",
+        "user-pkg",
+    }
+    assert changed_packages.select(["uv.lock"], pkgs, lock_change=set()) == set()
+
+
+def _lock(*entries):
+    out = []
+    for name, version, deps, groups in entries:
+        out.append(f'[[package]]\nname = "{name}"\nversion = "{version}"')
+        if deps:
+            out.append("dependencies = [" + ", ".join(f'{{ name = "{d}" }}' for d in deps) + "]")
+        if groups:
+            out.append("[package.dev-dependencies]")
+            out += [f'{g} = [{{ name = "{d}" }}]' for g, d in groups.items()]
+        out.append("")
+    return "\n".join(out)
+
+
+def test_lock_affected_follows_dependencies_groups_and_new_packages():
+    names = {"a", "b", "c"}
+    old = _lock(
+        ("a", "0.1.0", ["numpy"], {}),
+        ("b", "0.1.0", [], {"test": "pytest"}),
+        ("c", "0.1.0", ["a"], {}),
+        ("numpy", "2.0.0", [], {}),
+        ("pytest", "8.0.0", [], {}),
+    )
+    same = changed_packages.lock_affected(old, old, names)
+    assert same == set()
+    bumped = old.replace('name = "numpy"\nversion = "2.0.0"', 'name = "numpy"\nversion = "2.1.0"')
+    assert changed_packages.lock_affected(old, bumped, names) == {"a", "c"}  # c reaches numpy via a
+    grouped = old.replace('"8.0.0"', '"8.1.0"')
+    assert changed_packages.lock_affected(old, grouped, names) == {"b"}  # through a test group
+    added = old + "\n" + _lock(("d", "0.1.0", ["numpy"], {}))
+    assert changed_packages.lock_affected(old, added, names) == set()  # a new package: no one else
+    assert changed_packages.lock_affected(None, old, names) == names  # unknown old lock: all
 
 
 def test_template_has_no_unfilled_placeholders(root):
