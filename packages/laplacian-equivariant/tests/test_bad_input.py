@@ -18,6 +18,7 @@ from laplacian_equivariant import (
     cycle_adjacency,
     eigenspace_projectors,
     find_cycles,
+    find_template,
     num_equivariant_maps,
     synthetic_molecules,
 )
@@ -96,6 +97,24 @@ CASES = [
         empty_ok=True,
     ),
     suite.Int("find_cycles.num_nodes", "num_nodes", lambda v: find_cycles(RING, v), minimum=1),
+    suite.Array(
+        "find_template.edge_index",
+        "edge_index",
+        lambda v: find_template(v, 6, C6),
+        (2, 3),
+        ndims=(2,),
+        empty_ok=True,
+    ),
+    suite.Int(
+        "find_template.num_nodes", "num_nodes", lambda v: find_template(RING, v, C6), minimum=1
+    ),
+    suite.Array(
+        "find_template.template_adj",
+        "template_adj",
+        lambda v: find_template(RING, 6, v),
+        (3, 3),
+        ndims=(2,),
+    ),
     suite.Int("SchurGNN.in_dim", "in_dim", lambda v: SchurGNN(v, 4, 1), minimum=1),
     suite.Int("SchurGNN.hidden", "hidden", lambda v: SchurGNN(3, v, 1), minimum=1),
     suite.Int("SchurGNN.out_dim", "out_dim", lambda v: SchurGNN(3, 4, v), minimum=1),

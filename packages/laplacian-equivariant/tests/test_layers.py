@@ -160,7 +160,7 @@ def test_second_order_matches_naive_double_sum(name):
     np.testing.assert_allclose(layer(x).detach().numpy(), ref, atol=1e-10)
 
 
-@pytest.mark.parametrize("name", list(TEMPLATES))
+@pytest.mark.parametrize("name", ["C6", "star4", "C5+pendant", "C6+2pendants"])
 def test_second_order_equivariant_under_every_automorphism(name):
     a = TEMPLATES[name]
     torch.manual_seed(1)

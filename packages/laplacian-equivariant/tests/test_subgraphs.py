@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 import torch
-from laplacian_equivariant import cycle_index, find_cycles, synthetic_molecules
+from laplacian_equivariant import (
+    cycle_adjacency,
+    cycle_index,
+    find_cycles,
+    find_template,
+    synthetic_molecules,
+)
 
 
 def _random_edges(rng, n, p):
@@ -104,3 +110,55 @@ def test_bad_edges():
         find_cycles(np.array([[0], [1]]), 3, sizes=())
     with pytest.raises(TypeError, match="sizes"):
         find_cycles(np.array([[0], [1]]), 3, sizes=5)
+
+
+def _brute_force_template(edges, n, t):
+    """Every injective map of the template's nodes into the graph (all permutations of all
+    node subsets) that sends template edges to graph edges; occurrences = their edge sets."""
+    adj = np.zeros((n, n), dtype=bool)
+    adj[edges[0], edges[1]] = adj[edges[1], edges[0]] = True
+    m = len(t)
+    pairs = [(i, j) for i in range(m) for j in range(i) if t[i, j]]
+    out = {}
+    for image in itertools.permutations(range(n), m):
+        if all(adj[image[i], image[j]] for i, j in pairs):
+            key = frozenset(frozenset((image[i], image[j])) for i, j in pairs)
+            out[key] = min(out.get(key, image), image)
+    return out
+
+
+TEMPLATES = {
+    "path3": [(0, 1), (1, 2)],
+    "star3": [(0, 1), (0, 2), (0, 3)],
+    "triangle+pendant": [(0, 1), (1, 2), (2, 0), (2, 3)],
+    "C4": [(0, 1), (1, 2), (2, 3), (3, 0)],
+    "two edges": [(0, 1), (2, 3)],
+}
+
+
+@pytest.mark.parametrize("name", list(TEMPLATES))
+@pytest.mark.parametrize("seed", range(3))
+def test_find_template_against_brute_force(name, seed):
+    edge_list = TEMPLATES[name]
+    m = 1 + max(max(e) for e in edge_list)
+    t = np.zeros((m, m))
+    for u, v in edge_list:
+        t[u, v] = t[v, u] = 1.0
+    rng = np.random.default_rng(seed)
+    n = 7
+    edges = _random_edges(rng, n, 0.45)
+    got = find_template(edges, n, t)
+    ref = _brute_force_template(edges, n, t)
+    assert len(got) == len(set(got)) == len(ref)
+    assert sorted(got) == sorted(ref.values())  # the smallest order of each occurrence
+    for occ in got:  # rows in template order: template edges land on graph edges
+        assert all({occ[u], occ[v]} in [set(e) for e in edges.T.tolist()] for u, v in edge_list)
+
+
+def test_find_template_cycle_equals_find_cycles():
+    rng = np.random.default_rng(5)
+    edges = _random_edges(rng, 8, 0.5)
+    cycles = find_cycles(edges, 8, sizes=(5,))
+    occ = find_template(edges, 8, cycle_adjacency(5))
+    assert {_edge_set(c) for c in cycles} == {_edge_set(c) for c in occ}
+    assert sorted(cycles) == occ  # the same canonical representative

@@ -14,7 +14,7 @@ from .spectral import (
     laplacian_matrix,
     num_equivariant_maps,
 )
-from .subgraphs import cycle_adjacency, cycle_index, find_cycles
+from .subgraphs import cycle_adjacency, cycle_index, find_cycles, find_template
 
 try:
     __version__ = _version("laplacian-equivariant")
@@ -36,6 +36,7 @@ __all__ = [
     "cycle_index",
     "eigenspace_projectors",
     "find_cycles",
+    "find_template",
     "laplacian_matrix",
     "num_equivariant_maps",
     "synthetic_molecules",

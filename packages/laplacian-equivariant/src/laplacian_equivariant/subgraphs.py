@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int
-from ._validation import check_edge_index, check_sizes
+from ._validation import check_adjacency, check_edge_index, check_sizes
 
-__all__ = ["cycle_adjacency", "cycle_index", "find_cycles"]
+__all__ = ["cycle_adjacency", "cycle_index", "find_cycles", "find_template"]
 
 
 def _neighbours(edges: np.ndarray, num_nodes: int) -> list[list[int]]:
@@ -61,6 +61,69 @@ def find_cycles(edge_index: Any, num_nodes: int, *, sizes: Any = (5, 6)) -> list
                 on_path.discard(path.pop())
     found.sort(key=lambda c: (len(c), c))
     return found
+
+
+def find_template(edge_index: Any, num_nodes: int, template_adj: Any) -> list[tuple[int, ...]]:
+    """Every occurrence of a small template subgraph, each once, in the template's node order.
+
+    An occurrence is a set of graph edges forming a copy of the template (not necessarily
+    induced: extra edges among its nodes are allowed, as in :func:`find_cycles`). Each is given
+    as a tuple ``(g_0, ..., g_{m-1})`` with ``g_i`` the graph node playing template node i, so
+    that ``x[list(occurrence)]`` is in the order of ``SchurLayer(template_adj, ...)``: the
+    lexicographically smallest of the equivalent orders (the template's automorphisms permute
+    them). Sorted lexicographically. Template edge weights are read as present/absent.
+    """
+    num_nodes = check_int(num_nodes, "num_nodes", minimum=1)
+    edges = check_edge_index(edge_index, "edge_index", num_nodes)
+    t = check_adjacency(template_adj, "template_adj") > 0
+    m = len(t)
+    if m > num_nodes:
+        return []
+    nbrs = [set(v) for v in _neighbours(edges, num_nodes)]
+    # template nodes in an order where each one (after the first of its component) is adjacent
+    # to an earlier one, so candidates come from a neighbour's neighbours
+    order: list[int] = []
+    for root in sorted(range(m), key=lambda i: -int(t[i].sum())):
+        if root in order:
+            continue
+        order.append(root)
+        frontier = [root]
+        while frontier:
+            nxt = [j for i in frontier for j in np.flatnonzero(t[i]).tolist() if j not in order]
+            nxt = list(dict.fromkeys(nxt))
+            order += nxt
+            frontier = nxt
+    earlier = [[j for j in order[:pos] if t[i, j]] for pos, i in enumerate(order)]
+    deg = t.sum(axis=1)
+    found: dict[frozenset, tuple[int, ...]] = {}
+    image = [-1] * m
+    used: set[int] = set()
+
+    def extend(pos: int) -> None:
+        if pos == m:
+            key = frozenset(
+                frozenset((image[i], image[j])) for i in range(m) for j in range(i) if t[i, j]
+            )
+            cand = tuple(image)
+            if key not in found or cand < found[key]:
+                found[key] = cand
+            return
+        i = order[pos]
+        if earlier[pos]:
+            pool = set.intersection(*(nbrs[image[j]] for j in earlier[pos]))
+        else:
+            pool = set(range(num_nodes))
+        for g in sorted(pool - used):
+            if len(nbrs[g]) < deg[i]:
+                continue
+            image[i] = g
+            used.add(g)
+            extend(pos + 1)
+            used.discard(g)
+        image[i] = -1
+
+    extend(0)
+    return sorted(found.values())
 
 
 def cycle_index(edge_index: Any, num_nodes: int, *, sizes: Any = (5, 6)) -> dict[int, Any]:
