@@ -45,9 +45,11 @@ def claims_fast(args):
     g = torch.Generator().manual_seed(0)
     eta = torch.randn(10, generator=g, dtype=F64)
     out = {}
+    # the Bernoulli jump process is exact for any step: 0.5 (refresh probability 0.39) keeps the
+    # Monte Carlo error of a 2000-step mean well below 0.01 (at 0.1 its s.e. is about 0.005)
     for name, fam, dt in (
         ("gaussian", hm.GaussianFixedVar(1.0), 0.1),
-        ("bernoulli", hm.Bernoulli(), 0.1),
+        ("bernoulli", hm.Bernoulli(), 0.5),
     ):
         e = eta.expand(100, 10)
         x = fam.sample(e, generator=g)  # the fast neurons start at an exact draw (as in infer)
@@ -72,7 +74,7 @@ def claims_fast(args):
         paper="as above",
         measured=f"max abs error {out['bernoulli'][1]:.4f}",
         holds=None if args.quick else out["bernoulli"][1] < 0.01,
-        note=f"refresh rate 1, fast step 0.1, {steps} steps, mean of 100 chains",
+        note=f"refresh rate 1, fast step 0.5 (exact jump process), {steps} steps, 100 chains",
     )
 
 
@@ -127,7 +129,7 @@ def _avg_loglik(X, mean, C):
 
 
 def claims_learning(args):
-    from sklearn.decomposition import PCA
+    from sklearn.decomposition import PCA, FactorAnalysis
 
     rng = np.random.default_rng(3)
     d0, d1 = 10, 3
@@ -140,6 +142,7 @@ def claims_learning(args):
 
     X, Xte = draw(n), draw(2000)
     pca_score = float(PCA(d1).fit(X).score(Xte))
+    fa_score = float(FactorAnalysis(d1, random_state=0).fit(X).score(Xte))
     ml = _avg_loglik(Xte, *_ppca_ml(X, d1, 1.0))
     epochs = 1 if args.quick else (10 if args.full else 3)
     batch, lr = (100, 0.02) if args.full or args.quick else (500, 0.05)
@@ -158,7 +161,7 @@ def claims_learning(args):
             paper="local in space and time, no negative phase, easy to converge",
             measured=(
                 f"held-out LL {ll:.3f} vs ML at sigma {ml:.3f} ({100 * gap_ml:.2f}%) and "
-                f"PCA.score {pca_score:.3f} ({100 * gap_pca:.2f}%)"
+                f"PCA.score {pca_score:.3f} ({100 * gap_pca:.2f}%); FactorAnalysis {fa_score:.3f}"
             ),
             holds=None if args.quick else max(gap_ml, gap_pca) < 0.02,
             note=(
@@ -265,10 +268,19 @@ def claims_filters(args):
     k = 2 if args.quick else (64 if args.full else 16)
     r2 = np.array([hm.gabor_fit(w) for w in W[:k]])
     frac = float((r2 > 0.6).mean())
+    from sklearn.decomposition import FastICA
+
+    ica = FastICA(whiten=False, random_state=0, max_iter=30 if args.quick else 400, tol=1e-3)
+    ica.fit(X.numpy())
+    r2_ica = np.array([hm.gabor_fit(w.reshape(8, 8)) for w in ica.components_[:k]])
+    frac_ica = float((r2_ica > 0.6).mean())
     yield Claim(
         "learned filters are V1-like (Gabor fit R^2 > 0.6 for a majority)",
         paper="representations akin to the biological visual system (qualitative)",
-        measured=f"{100 * frac:.0f}% of {k} filters fitted (median R^2 {np.median(r2):.2f})",
+        measured=(
+            f"HEE {100 * frac:.0f}% of {k} filters fitted (median R^2 {np.median(r2):.2f}); "
+            f"FastICA baseline {100 * frac_ica:.0f}% (median {np.median(r2_ica):.2f})"
+        ),
         holds=None if args.quick else frac > 0.5,
         note=(
             f"8x8 ZCA-whitened patches of the sklearn sample images, n = {n}, 64 units, "

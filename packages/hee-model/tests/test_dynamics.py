@@ -75,13 +75,12 @@ def test_infer_langevin_update_is_the_documented_formula():
 
 def test_momentum_reaches_the_posterior_mean_faster():
     """Brief check 4 in small: a stiff 2-D posterior (condition number 100)."""
-    th = 0.5
-    R = torch.tensor([[math.cos(th), -math.sin(th)], [math.sin(th), math.cos(th)]], dtype=F64)
+    w = torch.tensor([1.0, math.sqrt(199.0)], dtype=F64)  # precision 1 + w^2 = 2 and 200
     m = hm.HEE([2, 2], families=[hm.GaussianFixedVar(1.0)])
-    m.W[0] = R @ torch.diag(torch.tensor([1.0, math.sqrt(199.0)], dtype=F64)) @ R.T
-    P = torch.eye(2, dtype=F64) + m.W[0].T @ m.W[0]
-    x0 = torch.linalg.solve(m.W[0].T, P @ torch.tensor([3.0, -2.0], dtype=F64))[None]
+    m.W[0] = torch.diag(w)
+    x0 = ((1 + w**2) * torch.tensor([3.0, -2.0], dtype=F64) / w)[None]  # posterior mean (3, -2)
     target = hm.linear_gaussian_posterior(m, x0).mean[0]
+    torch.testing.assert_close(target, torch.tensor([3.0, -2.0], dtype=F64))
 
     def steps(momentum):
         r = hm.infer(m, x0.expand(50, -1), n_steps=2500, dt=0.005, interneurons=False,

@@ -3,6 +3,7 @@ patches. Needs the ``data`` extra (scikit-learn, and pillow for the sample image
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,13 @@ def sklearn_digits(*, dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor,
     return x, torch.as_tensor(d.target, dtype=torch.int64)
 
 
+@lru_cache(maxsize=1)
+def _grey_images() -> tuple[np.ndarray, ...]:
+    from sklearn.datasets import load_sample_images
+
+    return tuple(img.astype(np.float64).mean(axis=2) / 255.0 for img in load_sample_images().images)
+
+
 def natural_patches(
     *,
     size: int = 8,
@@ -41,9 +49,7 @@ def natural_patches(
     whiten = check_bool(whiten, "whiten")
     eps = check_float(eps, "eps", minimum=0.0, min_inclusive=False)
     gen = check_rng(rng)
-    from sklearn.datasets import load_sample_images
-
-    images = [img.astype(np.float64).mean(axis=2) / 255.0 for img in load_sample_images().images]
+    images = _grey_images()
     out = np.empty((n, size * size))
     which = gen.integers(0, len(images), size=n)
     for i, k in enumerate(which):
