@@ -1,10 +1,9 @@
 """HFCommentGenerator on a real Hugging Face Llama (tiny, random-initialised, no downloads) with
 papershelf-tinylm's byte tokenizer; run by tests_extras (skips without transformers)."""
 
+import adacom
 import pytest
 import torch
-
-import adacom
 
 transformers = pytest.importorskip("transformers")
 tinylm = pytest.importorskip("papershelf_tinylm")
