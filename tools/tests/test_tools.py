@@ -52,15 +52,15 @@ def test_check_reports_undeclared_imports_and_missing_changelog(root):
     assert "CHANGELOG.md has no '## 0.1.0' entry" in errs
 
 
+def _add_torch_extra(dest):
+    pp = dest / "pyproject.toml"
+    extra = '[project.optional-dependencies]\ntorch = ["torch>=2.4"]\n\n[dependency-groups]'
+    pp.write_text(pp.read_text().replace("[dependency-groups]", extra))
+
+
 def test_guarded_import_may_come_from_an_extra(root):
     dest = _scaffold(root, "my-method")
-    pp = dest / "pyproject.toml"
-    pp.write_text(
-        pp.read_text().replace(
-            "[dependency-groups]",
-            '[project.optional-dependencies]\ntorch = ["torch>=2.4"]\n\n[dependency-groups]',
-        )
-    )
+    _add_torch_extra(dest)
     (dest / "src" / "my_method" / "core.py").write_text(
         "def f():\n    import torch\n    return torch\n"
     )
@@ -155,13 +155,7 @@ def test_repository_packages_are_discovered():
 
 def test_module_never_imported_eagerly_may_use_an_extra(root):
     dest = _scaffold(root, "my-method")
-    pp = dest / "pyproject.toml"
-    pp.write_text(
-        pp.read_text().replace(
-            "[dependency-groups]",
-            '[project.optional-dependencies]\ntorch = ["torch>=2.4"]\n\n[dependency-groups]',
-        )
-    )
+    _add_torch_extra(dest)
     (dest / "src" / "my_method" / "torch_optim.py").write_text("import torch\n")
     (pkg,) = discover(root)
     assert check_packages.check(pkg, None) == []

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from papershelf_harness import strategies as invalid
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=20, deadline=None)
@@ -200,22 +201,29 @@ def _torch():
     return torch
 
 
-@FAST
-@given(v=invalid.non_integers())
-def test_policy_sizes(v):
-    _torch()
-    assert_rejects(TypeError, "obs_dim", lb.CategoricalMLP, v, 2)
-    assert_rejects(TypeError, "n_actions", lb.CategoricalMLP, 2, v)
-    assert_rejects(TypeError, "act_dim", lb.GaussianMLP, 2, v)
+def _size(label, name, call):
+    def checked(v):
+        _torch()
+        return call(v)
+
+    return suite.Int(label, name, checked, minimum=1)
 
 
-@FAST
-@given(v=invalid.negative_or_zero_ints())
-def test_policy_sizes_below_one(v):
-    _torch()
-    assert_rejects(ValueError, "obs_dim", lb.CategoricalMLP, v, 2)
-    assert_rejects(ValueError, "n_actions", lb.CategoricalMLP, 2, v)
-    assert_rejects(ValueError, "hidden_sizes", lb.GaussianMLP, 2, 1, hidden_sizes=(8, v))
+# network sizes: a non-integer is a TypeError, a size below one a ValueError (torch extra)
+globals().update(
+    suite.bad_input_suite(
+        [
+            _size("CategoricalMLP.obs_dim", "obs_dim", lambda v: lb.CategoricalMLP(v, 2)),
+            _size("CategoricalMLP.n_actions", "n_actions", lambda v: lb.CategoricalMLP(2, v)),
+            _size("GaussianMLP.act_dim", "act_dim", lambda v: lb.GaussianMLP(2, v)),
+            _size(
+                "GaussianMLP.hidden_sizes",
+                "hidden_sizes",
+                lambda v: lb.GaussianMLP(2, 1, hidden_sizes=(8, v)),
+            ),
+        ]
+    )
+)
 
 
 def test_policy_options():

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import papershelf_mdp as pm
 from papershelf_harness import strategies as invalid
+from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
 FAST = settings(max_examples=15, deadline=None)
@@ -97,34 +98,32 @@ def test_mdp_and_pi(name, fn):
     assert_rejects(ValueError, "mdp", rme.mean_variance_vi, finite)
 
 
-@FAST
-@given(v=invalid.non_integers())
-def test_m_type(v):
-    assert_rejects(TypeError, "m", rme.moment_evaluation, MDP, PI, v)
-    assert_rejects(TypeError, "m", rme.moment_loss, MDP, MDP, [PI], m=v)
-    assert_rejects(TypeError, "m", rme.fit_model, MDP, [PI], m=v)
+def _int(fn, name, *args, none_ok=False, **kwargs):
+    return suite.keyword(suite.Int, fn, name, *args, kwargs=kwargs, minimum=1, none_ok=none_ok)
 
 
-@FAST
-@given(v=invalid.negative_or_zero_ints())
-def test_counts_below_one(v):
-    assert_rejects(ValueError, "m", rme.moment_evaluation, MDP, PI, v)
-    assert_rejects(ValueError, "m", rme.moment_loss, MDP, MDP, [PI], m=v)
-    assert_rejects(ValueError, "m", rme.fit_model, MDP, [PI], m=v)
-    assert_rejects(ValueError, "steps", rme.fit_model, MDP, [PI], m=1, steps=v)
-    assert_rejects(ValueError, "n_episodes", rme.mc_returns, MDP, PI, v)
-    assert_rejects(ValueError, "length", rme.mc_returns, MDP, PI, 2, length=v)
-    assert_rejects(ValueError, "n_policies", rme.random_policies, v, 3, 2)
-    assert_rejects(ValueError, "n_states", rme.random_policies, 2, v, 2)
-    assert_rejects(ValueError, "n_actions", rme.random_policies, 2, 3, v)
+def _pos(label, name, call):
+    return suite.Int(label, name, call, minimum=1)
 
 
-@FAST
-@given(v=invalid.non_integers())
-def test_count_types(v):
-    assert_rejects(TypeError, "steps", rme.fit_model, MDP, [PI], m=1, steps=v)
-    assert_rejects(TypeError, "n_episodes", rme.mc_returns, MDP, PI, v)
-    assert_rejects(TypeError, "n_policies", rme.random_policies, v, 3, 2)
+# counts: a non-integer is a TypeError, a count below one a ValueError
+globals().update(
+    suite.bad_input_suite(
+        [
+            _pos("moment_evaluation.m", "m", lambda v: rme.moment_evaluation(MDP, PI, v)),
+            _int(rme.moment_loss, "m", MDP, MDP, [PI]),
+            _int(rme.fit_model, "m", MDP, [PI]),
+            _int(rme.fit_model, "steps", MDP, [PI], m=1),
+            _pos("mc_returns.n_episodes", "n_episodes", lambda v: rme.mc_returns(MDP, PI, v)),
+            _int(rme.mc_returns, "length", MDP, PI, 2, none_ok=True),  # None: until gamma^t < 1e-12
+            _pos(
+                "random_policies.n_policies", "n_policies", lambda v: rme.random_policies(v, 3, 2)
+            ),
+            _pos("random_policies.n_states", "n_states", lambda v: rme.random_policies(2, v, 2)),
+            _pos("random_policies.n_actions", "n_actions", lambda v: rme.random_policies(2, 3, v)),
+        ]
+    )
+)
 
 
 @FAST

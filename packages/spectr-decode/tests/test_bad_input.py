@@ -1,5 +1,7 @@
 """Bad inputs to the public API raise TypeError / ValueError naming the argument (issue 9 §2)."""
 
+from functools import partial
+
 import numpy as np
 import spectr_decode as sd
 from hypothesis import given, settings
@@ -123,13 +125,13 @@ def test_wrong_ndim_distributions(x):
     assert_rejects(ValueError, "draft_tokens", sd.kseq_select, x.astype(int), P, Q)
 
 
+def _feed_ids(generate, ids):
+    return generate(input_ids=ids)
+
+
+IDS = [partial(suite.token_ids, f"decoder{i}.input_ids", "input_ids") for i in range(3)]
 globals().update(
-    suite.bad_input_suite(
-        suite.token_ids(
-            f"generator{i}.input_ids", "input_ids", lambda v, g=g: g(input_ids=v), vocab_size=3
-        )
-        for i, g in enumerate(GENERATORS)
-    )
+    suite.bad_input_suite([c(partial(_feed_ids, g), vocab_size=3) for c, g in zip(IDS, GENERATORS)])
 )
 
 
