@@ -52,6 +52,11 @@ def forward_mlp(weights, biases, x, *, activation="tanh", omega0=1.0):
     h = x.to(device=ws[0].device, dtype=ws[0].dtype)
     if batched and h.ndim == 2:
         h = h.expand(ws[0].shape[0], *h.shape)
+    return _forward(ws, bs, h, activation, omega0)
+
+
+def _forward(ws, bs, h, activation, omega0):
+    """forward_mlp without input checks (inner training loops)."""
     last = len(ws) - 1
     for i, (w, b) in enumerate(zip(ws, bs, strict=True)):
         h = h @ w.transpose(-1, -2) + b.unsqueeze(-2)

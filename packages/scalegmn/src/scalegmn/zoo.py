@@ -13,7 +13,7 @@ import torch
 
 from ._checks import check_float, check_generator, check_int, check_option
 from ._validation import check_layer_dims
-from .symmetry import ACTIVATIONS, forward_mlp
+from .symmetry import ACTIVATIONS, _forward
 
 __all__ = ["FUNCTION_CLASSES", "Zoo", "function_zoo", "grid", "target_functions"]
 
@@ -121,15 +121,16 @@ def function_zoo(
         ws.append(w.requires_grad_())
         bs.append(b.requires_grad_())
     opt = torch.optim.Adam(ws + bs, lr=lr)
+    xb = x.expand(n, *x.shape)
     with torch.enable_grad():
         for _ in range(steps):
             opt.zero_grad()
-            pred = forward_mlp(ws, bs, x, activation=activation, omega0=omega0)[..., 0]
+            pred = _forward(ws, bs, xb, activation, omega0)[..., 0]
             loss = ((pred - y) ** 2).mean(dim=1).sum()
             loss.backward()
             opt.step()
     with torch.no_grad():
-        pred = forward_mlp(ws, bs, x, activation=activation, omega0=omega0)[..., 0]
+        pred = _forward(ws, bs, xb, activation, omega0)[..., 0]
         mse = ((pred - y) ** 2).mean(dim=1)
     return Zoo(
         [w.detach() for w in ws],
