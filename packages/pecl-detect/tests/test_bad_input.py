@@ -20,17 +20,21 @@ from pecl_detect import (
     evaluator_delta,
     explore_and_learn,
     explore_image,
+    global_threshold,
     make_toy_saod,
     multi_clue_reward,
     obb_iou,
     obb_to_poly,
+    oracle_best_threshold,
     patch_origins,
     patchify_boxes,
+    per_class_threshold,
     poly_to_obb,
     prototype_similarity,
     read_dota,
     sinkhorn,
     sparsify,
+    top_k_per_class,
     voc_ap,
     write_dota,
 )
@@ -207,6 +211,29 @@ CASES = [
         "patchify_boxes.img_size", "img_size", lambda v: patchify_boxes(BOX[None], v), (2,), (1,)
     ),
     keyword(Number, patchify_boxes, "thresh", BOX[None], (100, 100)),
+    Array(
+        "global_threshold.scores",
+        "scores",
+        lambda v: global_threshold(v, 0.5),
+        (3,),
+        (1,),
+        empty_ok=True,
+    ),  # fmt: skip
+    Array(
+        "per_class_threshold.thresholds",
+        "thresholds",
+        lambda v: per_class_threshold([0.5], [1], v),
+        (2,),
+        (1,),
+    ),  # fmt: skip
+    Mismatch(
+        "per_class_threshold.labels", "labels", lambda: per_class_threshold([0.5], [1, 1], [0.5])
+    ),
+    Int("top_k_per_class.k", "k", lambda v: top_k_per_class([0.5], [1], v), minimum=0),
+    Mismatch(
+        "oracle_best_threshold.truth", "truth", lambda: oracle_best_threshold([0.5], [True, False])
+    ),
+    keyword(Option, oracle_best_threshold, "objective", [0.5], [True], valid=frozenset({"f1"})),
     Int("make_toy_saod.n_images", "n_images", make_toy_saod, minimum=1),
     keyword(Number, make_toy_saod, "ratio", 2),
     keyword(Rng, make_toy_saod, "rng", 2),

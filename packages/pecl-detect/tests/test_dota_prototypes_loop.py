@@ -252,3 +252,46 @@ def test_patchify_boxes_axis_aligned_closed_form():
     assert second.indices.tolist() == [1, 2, 3] and not second.truncated.any()
     np.testing.assert_allclose(second.boxes[0], [76.0, 500.0, 40.0, 20.0, 0.0])
     np.testing.assert_allclose(enlarge_obb(boxes[0]), [100, 100, 48, 28, 0])
+
+
+def _f1(sel, y):
+    return 2 * np.sum(sel & y) / max(np.sum(sel) + np.sum(y), 1)
+
+
+def test_threshold_baselines_against_brute_force():
+    from pecl_detect import (
+        DOTA_RELEASE_THRESHOLDS,
+        global_threshold,
+        oracle_best_threshold,
+        per_class_threshold,
+        top_k_per_class,
+    )
+
+    rng = np.random.default_rng(3)
+    s = np.round(rng.uniform(size=60), 1)  # many ties
+    lab = rng.integers(1, 4, 60)
+    y = rng.uniform(size=60) < s * np.array([0.0, 1.0, 0.6, 0.3])[lab]
+    assert np.array_equal(global_threshold(s, 0.5), s >= 0.5)
+    t = np.array([0.3, 0.5, 0.9])
+    assert np.array_equal(per_class_threshold(s, lab, t), s >= t[lab - 1])
+    assert len(DOTA_RELEASE_THRESHOLDS) == 15 and DOTA_RELEASE_THRESHOLDS[11] == 0.88
+    top = top_k_per_class(s, lab, 3)
+    for c in (1, 2, 3):
+        m = lab == c
+        assert top[m].sum() == 3 and s[m][top[m]].min() >= s[m][~top[m]].max()
+    # global oracle: brute force over every distinct score
+    t_best, f_best = oracle_best_threshold(s, y)
+    brute = max(_f1(s >= v, y) for v in np.unique(s))
+    assert f_best == pytest.approx(brute) and _f1(s >= t_best, y) == pytest.approx(brute)
+    # per-class oracle: each class's threshold is the best given the others (coordinate optimum)
+    ts, f_cls = oracle_best_threshold(s, y, labels=lab)
+    sel = s >= np.array([ts[c] for c in lab])
+    assert _f1(sel, y) == pytest.approx(f_cls) and f_cls >= f_best - 1e-12
+    for c in (1, 2, 3):
+        m = lab == c
+        for v in [*np.unique(s[m]), np.inf]:
+            trial = sel.copy()
+            trial[m] = s[m] >= v
+            assert _f1(trial, y) <= f_cls + 1e-12
+    with pytest.raises(ValueError, match="labels"):
+        per_class_threshold(s, lab, t[:2])

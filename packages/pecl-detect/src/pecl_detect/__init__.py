@@ -6,6 +6,13 @@ needs no torch; :class:`DDPGExplorer` needs the ``torch`` extra and is imported 
 
 from importlib.metadata import PackageNotFoundError, version
 
+from .baselines import (
+    DOTA_RELEASE_THRESHOLDS,
+    global_threshold,
+    oracle_best_threshold,
+    per_class_threshold,
+    top_k_per_class,
+)
 from .clues import (
     build_state,
     conformal_clue,
@@ -37,6 +44,11 @@ except PackageNotFoundError:  # pragma: no cover - source tree without metadata
     __version__ = "0.0.0"
 
 __all__ = [
+    "DOTA_RELEASE_THRESHOLDS",
+    "global_threshold",
+    "oracle_best_threshold",
+    "per_class_threshold",
+    "top_k_per_class",
     "Candidates",
     "DDPGExplorer",
     "DetectorBackend",
