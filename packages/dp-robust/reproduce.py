@@ -16,6 +16,7 @@ experiments is a / n with a in {1, 2, 5, 10}. The paper reports these experiment
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")  # many small mat-vecs: BLAS threads only thrash
@@ -230,7 +231,7 @@ def sparse_logistic(
     return {k: np.array(v) for k, v in out.items()}
 
 
-def claims(args) -> list[Claim]:
+def claims(args) -> Iterator[Claim]:
     """One Claim per figure-level comparison. ``--quick`` is a seconds-long smoke run (2 datasets
     per experiment, M = T = 20 draws, short SGD, small test sets), not a reproduction."""
     full, quick = args.full, args.quick
@@ -241,103 +242,84 @@ def claims(args) -> list[Claim]:
     def k(default, paper):
         return max(2, int(round((paper if full else default) * scale)))
 
-    rows = []
     # ---- Fig. 2: sparse linear regression, a = 2 (full: 200 sims as in the paper)
     ns = k(10, 200)
     steps = 10_000 if scale >= 1 else 1000
     r = sparse_linear(ns, sgd_steps=steps, **tiny, **test)
     note = f"n=100, d=90, 5 active, rho=0.3, a=2 (alpha=a/n), M=300, T=50, {ns} datasets, test RMSE mean (sd)"
-    rows.append(
-        dict(
-            claim="Fig2 linreg: averse (paper SGD) mean test RMSE < neutral (ridge)",
-            paper="averse < neutral",
-            measured=f"{_ms(r['averse_sgd'])} vs {_ms(r['neutral'])}",
-            holds=_better(r["averse_sgd"], r["neutral"]),
-            note=note,
-        )
+    yield Claim(
+        claim="Fig2 linreg: averse (paper SGD) mean test RMSE < neutral (ridge)",
+        paper="averse < neutral",
+        measured=f"{_ms(r['averse_sgd'])} vs {_ms(r['neutral'])}",
+        holds=_better(r["averse_sgd"], r["neutral"]),
+        note=note,
     )
-    rows.append(
-        dict(
-            claim="Fig2 linreg: averse (paper SGD) sd of test RMSE < neutral",
-            paper="averse < neutral",
-            measured=f"{r['averse_sgd'].std(ddof=1):.3f} vs {r['neutral'].std(ddof=1):.3f}",
-            holds=bool(r["averse_sgd"].std() < r["neutral"].std()),
-            note=note,
-        )
+    yield Claim(
+        claim="Fig2 linreg: averse (paper SGD) sd of test RMSE < neutral",
+        paper="averse < neutral",
+        measured=f"{r['averse_sgd'].std(ddof=1):.3f} vs {r['neutral'].std(ddof=1):.3f}",
+        holds=bool(r["averse_sgd"].std() < r["neutral"].std()),
+        note=note,
     )
-    rows.append(
-        dict(
-            claim="Fig2 linreg: averse criterion minimised exactly (L-BFGS) < neutral",
-            paper="averse < neutral",
-            measured=f"{_ms(r['averse_exact'])} vs {_ms(r['neutral'])}",
-            holds=_better(r["averse_exact"], r["neutral"]),
-            note="same draws as the SGD row; the exact minimiser of the paper's criterion (beta=1000 in loss units)",
-        )
+    yield Claim(
+        claim="Fig2 linreg: averse criterion minimised exactly (L-BFGS) < neutral",
+        paper="averse < neutral",
+        measured=f"{_ms(r['averse_exact'])} vs {_ms(r['neutral'])}",
+        holds=_better(r["averse_exact"], r["neutral"]),
+        note="same draws as the SGD row; the exact minimiser of the paper's criterion (beta=1000 in loss units)",
     )
-    rows.append(
-        dict(
-            claim="diagnostic: same SGD on the NEUTRAL criterion (phi = identity)",
-            paper="(not in paper)",
-            measured=f"{_ms(r['neutral_sgd'])}",
-            holds=None,
-            note="if close to the averse-SGD row, the gain comes from early-stopped SGD from 0, not from aversion",
-        )
+    yield Claim(
+        claim="diagnostic: same SGD on the NEUTRAL criterion (phi = identity)",
+        paper="(not in paper)",
+        measured=f"{_ms(r['neutral_sgd'])}",
+        holds=None,
+        note="if close to the averse-SGD row, the gain comes from early-stopped SGD from 0, not from aversion",
     )
-    rows.append(
-        dict(
-            claim="Fig2 linreg: strongly averse (beta=1 in loss units), exact, < neutral",
-            paper="(paper's beta is 1000 here)",
-            measured=f"{_ms(r['averse_beta1'])} vs {_ms(r['neutral'])}",
-            holds=_better(r["averse_beta1"], r["neutral"]),
-            note="same draws; aversion at a beta that matters, minimised exactly",
-        )
+    yield Claim(
+        claim="Fig2 linreg: strongly averse (beta=1 in loss units), exact, < neutral",
+        paper="(paper's beta is 1000 here)",
+        measured=f"{_ms(r['averse_beta1'])} vs {_ms(r['neutral'])}",
+        holds=_better(r["averse_beta1"], r["neutral"]),
+        note="same draws; aversion at a beta that matters, minimised exactly",
     )
-    rows.append(
-        dict(
-            claim="diagnostic: neutral with a tuned penalty (RidgeCV, 21 alphas)",
-            paper="(not in paper)",
-            measured=f"{_ms(r['ridge_cv'])}",
-            holds=None,
-            note="the paper's neutral baseline uses penalty a/n = 0.02, far below the CV choice",
-        )
+    yield Claim(
+        claim="diagnostic: neutral with a tuned penalty (RidgeCV, 21 alphas)",
+        paper="(not in paper)",
+        measured=f"{_ms(r['ridge_cv'])}",
+        holds=None,
+        note="the paper's neutral baseline uses penalty a/n = 0.02, far below the CV choice",
     )
-    rows.append(
-        dict(
-            claim="Fig2 linreg: averse and neutral beat OLS (mean and sd)",
-            paper="yes",
-            measured=f"OLS {_ms(r['ols'])}",
-            holds=bool(
-                _better(r["averse_sgd"], r["ols"])
-                and _better(r["neutral"], r["ols"])
-                and max(r["averse_sgd"].std(), r["neutral"].std()) < r["ols"].std()
-            ),
-            note=note,
-        )
+    yield Claim(
+        claim="Fig2 linreg: averse and neutral beat OLS (mean and sd)",
+        paper="yes",
+        measured=f"OLS {_ms(r['ols'])}",
+        holds=bool(
+            _better(r["averse_sgd"], r["ols"])
+            and _better(r["neutral"], r["ols"])
+            and max(r["averse_sgd"].std(), r["neutral"].std()) < r["ols"].std()
+        ),
+        note=note,
     )
     # ---- brief's pilot setting (numbers from the brief's own quick run, not from the paper)
     ns = k(30, 100)
     p = sparse_linear_pilot(ns, **tiny, **test)
-    rows.append(
-        dict(
-            claim="pilot linreg n=50,d=40: averse(beta=var y) & neutral beat OLS, mean and sd",
-            paper="brief: OLS 2.20 (0.38), neutral 1.84 (0.25), averse 1.90 (0.29)",
-            measured=f"OLS {_ms(p['ols'])}, neutral {_ms(p['neutral'])}, averse {_ms(p['averse_1'])}",
-            holds=bool(
-                _better(p["averse_1"], p["ols"])
-                and _better(p["neutral"], p["ols"])
-                and max(p["averse_1"].std(), p["neutral"].std()) < p["ols"].std()
-            ),
-            note=f"{ns} datasets, alpha=2, M=T=50, exact L-BFGS; averse beta=0.3 var(y): {_ms(p['averse_03'])}",
-        )
+    yield Claim(
+        claim="pilot linreg n=50,d=40: averse(beta=var y) & neutral beat OLS, mean and sd",
+        paper="brief: OLS 2.20 (0.38), neutral 1.84 (0.25), averse 1.90 (0.29)",
+        measured=f"OLS {_ms(p['ols'])}, neutral {_ms(p['neutral'])}, averse {_ms(p['averse_1'])}",
+        holds=bool(
+            _better(p["averse_1"], p["ols"])
+            and _better(p["neutral"], p["ols"])
+            and max(p["averse_1"].std(), p["neutral"].std()) < p["ols"].std()
+        ),
+        note=f"{ns} datasets, alpha=2, M=T=50, exact L-BFGS; averse beta=0.3 var(y): {_ms(p['averse_03'])}",
     )
-    rows.append(
-        dict(
-            claim="pilot linreg: averse beats neutral (mean test RMSE)",
-            paper="brief: not reproduced (1.90 vs 1.84)",
-            measured=f"{p['averse_1'].mean():.3f} vs {p['neutral'].mean():.3f}",
-            holds=_better(p["averse_1"], p["neutral"]),
-            note="reported, not asserted",
-        )
+    yield Claim(
+        claim="pilot linreg: averse beats neutral (mean test RMSE)",
+        paper="brief: not reproduced (1.90 vs 1.84)",
+        measured=f"{p['averse_1'].mean():.3f} vs {p['neutral'].mean():.3f}",
+        holds=_better(p["averse_1"], p["neutral"]),
+        note="reported, not asserted",
     )
     # ---- Fig. 3: Gaussian location with outliers
     ns = k(100, 100)
@@ -347,67 +329,53 @@ def claims(args) -> list[Claim]:
         f"n=10 + 3 outliers at 5, p0=N(15/13, 1), a=5, beta=1000, M=300, T=50, {ns} sims; neutral "
         f"{_ms(loss['neutral'])}; strongly averse beta=1: {_ms(loss['averse_strong'])}"
     )
-    rows.append(
-        dict(
-            claim="Fig3 location: averse test loss (1 + theta^2) mean < MLE",
-            paper="averse < MLE",
-            measured=f"{_ms(loss['averse_paper'])} vs MLE {_ms(loss['mle'])}",
-            holds=_better(loss["averse_paper"], loss["mle"]),
-            note=note,
-        )
+    yield Claim(
+        claim="Fig3 location: averse test loss (1 + theta^2) mean < MLE",
+        paper="averse < MLE",
+        measured=f"{_ms(loss['averse_paper'])} vs MLE {_ms(loss['mle'])}",
+        holds=_better(loss["averse_paper"], loss["mle"]),
+        note=note,
     )
-    rows.append(
-        dict(
-            claim="Fig3 location: averse sd of test loss < MLE",
-            paper="averse < MLE",
-            measured=f"{loss['averse_paper'].std(ddof=1):.3f} vs {loss['mle'].std(ddof=1):.3f}",
-            holds=bool(loss["averse_paper"].std() < loss["mle"].std()),
-            note="same runs",
-        )
+    yield Claim(
+        claim="Fig3 location: averse sd of test loss < MLE",
+        paper="averse < MLE",
+        measured=f"{loss['averse_paper'].std(ddof=1):.3f} vs {loss['mle'].std(ddof=1):.3f}",
+        holds=bool(loss["averse_paper"].std() < loss["mle"].std()),
+        note="same runs",
     )
-    rows.append(
-        dict(
-            claim="Fig3 location: averse mean |theta - 0| < MLE",
-            paper="averse < MLE",
-            measured=f"{_ms(g['averse_paper'])} vs MLE {_ms(g['mle'])}",
-            holds=_better(g["averse_paper"], g["mle"]),
-            note="p0 is centred at the contaminated mean, so the DP shrinks variance, not bias",
-        )
+    yield Claim(
+        claim="Fig3 location: averse mean |theta - 0| < MLE",
+        paper="averse < MLE",
+        measured=f"{_ms(g['averse_paper'])} vs MLE {_ms(g['mle'])}",
+        holds=_better(g["averse_paper"], g["mle"]),
+        note="p0 is centred at the contaminated mean, so the DP shrinks variance, not bias",
     )
     ns = k(100, 100)
     b = outlier_mean_brief(ns, **tiny)
-    rows.append(
-        dict(
-            claim="brief location: 5% outliers at +10, mean |theta| averse < MLE",
-            paper="brief: averse < MLE",
-            measured=f"{_ms(b['averse'])} vs MLE {_ms(b['mle'])}",
-            holds=_better(b["averse"], b["mle"]),
-            note=f"n=50, p0=N(0,1), alpha=2, beta=1, {ns} sims; neutral {_ms(b['neutral'])}",
-        )
+    yield Claim(
+        claim="brief location: 5% outliers at +10, mean |theta| averse < MLE",
+        paper="brief: averse < MLE",
+        measured=f"{_ms(b['averse'])} vs MLE {_ms(b['mle'])}",
+        holds=_better(b["averse"], b["mle"]),
+        note=f"n=50, p0=N(0,1), alpha=2, beta=1, {ns} sims; neutral {_ms(b['neutral'])}",
     )
     # ---- Fig. 4: sparse logistic regression (SGD of 50k steps per fit: few datasets by default)
     ns = k(4, 200)
     lg = sparse_logistic(ns, sgd_steps=50_000 if scale >= 1 else 2000, **tiny, **test)
-    rows.append(
-        dict(
-            claim="Fig4 logreg: averse (paper SGD) test log-loss < L2 and unpenalised",
-            paper="averse < L2 < unpen.",
-            measured=f"{_ms(lg['averse_sgd'])} vs L2 {_ms(lg['l2'])}, unpen. {_ms(lg['unpenalized'])}",
-            holds=_better(lg["averse_sgd"], lg["l2"])
-            and _better(lg["averse_sgd"], lg["unpenalized"]),
-            note=f"n=100, d=90, a=2, M=200, T=50, 50k SGD steps, {ns} datasets",
-        )
+    yield Claim(
+        claim="Fig4 logreg: averse (paper SGD) test log-loss < L2 and unpenalised",
+        paper="averse < L2 < unpen.",
+        measured=f"{_ms(lg['averse_sgd'])} vs L2 {_ms(lg['l2'])}, unpen. {_ms(lg['unpenalized'])}",
+        holds=_better(lg["averse_sgd"], lg["l2"]) and _better(lg["averse_sgd"], lg["unpenalized"]),
+        note=f"n=100, d=90, a=2, M=200, T=50, 50k SGD steps, {ns} datasets",
     )
-    rows.append(
-        dict(
-            claim="Fig4 logreg: averse criterion minimised exactly (L-BFGS) < L2",
-            paper="averse < L2",
-            measured=f"{_ms(lg['averse_exact'])} vs L2 {_ms(lg['l2'])}",
-            holds=_better(lg["averse_exact"], lg["l2"]),
-            note="same draws; the exact minimiser is nearly unregularised (prior mass a/(a+n) ~ 2e-4)",
-        )
+    yield Claim(
+        claim="Fig4 logreg: averse criterion minimised exactly (L-BFGS) < L2",
+        paper="averse < L2",
+        measured=f"{_ms(lg['averse_exact'])} vs L2 {_ms(lg['l2'])}",
+        holds=_better(lg["averse_exact"], lg["l2"]),
+        note="same draws; the exact minimiser is nearly unregularised (prior mass a/(a+n) ~ 2e-4)",
     )
-    return [Claim(**r) for r in rows]
 
 
 main = reproduce_cli(claims, full_help="the paper's 200 datasets per experiment (hours)")
