@@ -32,7 +32,7 @@ def _bm25_row(table, n, n_q, rank_bm25):
     if rank_bm25 is None:
         table.add(f"BM25 top-32, N={n} (per query)", round(a, 3), "n/a", "n/a", "n/a")
         return
-    peer = rank_bm25.BM25Okapi([adacom.code_tokenize(c) for c in corpus.codes])
+    peer = rank_bm25.BM25Okapi([adacom.code_tokenize(c) for c in corpus.codes], k1=1.2, b=0.75)
     peer.idf = dict(ours.idf)  # the same idf, so the scores are comparable
 
     def run_peer():
