@@ -19,7 +19,24 @@ def check_table(value: Any, name: str = "X") -> np.ndarray:
             value = value.astype(np.float64)
         except (TypeError, ValueError) as e:
             raise TypeError(f"{name} must hold real numbers, got an object array ({e})") from None
-    arr = check_array(value, name, ndim=2, finite=False)
+    try:
+        kind = np.asarray(value).dtype.kind
+    except (TypeError, ValueError):  # ragged: check_array below names the problem
+        kind = None
+    if kind == "c":  # scikit-learn's convention: complex data is a ValueError
+        raise ValueError(f"{name} must hold real numbers: Complex data not supported")
+    arr = check_array(value, name, finite=False, allow_empty=True)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-d (patients x columns), got shape {arr.shape}; Reshape your data "
+            "with array.reshape(-1, 1) for one column or array.reshape(1, -1) for one row"
+        )
+    for axis, what in ((0, "sample"), (1, "feature")):
+        if arr.shape[axis] == 0:
+            raise ValueError(
+                f"{name} must not be empty: found array with 0 {what}(s) (shape={arr.shape}) "
+                "while a minimum of 1 is required."
+            )
     n_inf = int(np.isinf(arr).sum())
     if n_inf:
         raise ValueError(

@@ -11,7 +11,7 @@ __all__ = ["ResidualQuantizer"]
 
 
 class ResidualQuantizer:
-    """Residual vector quantizer (RQ-k-means).
+    """Residual vector quantizer (RQ-k-means; k-means++ seeding and Lloyd iterations).
 
     ``fit(X)`` learns ``levels`` codebooks of ``codebook_size`` vectors each: level 1 is k-means
     on ``X``, level l on the residual ``X - (e_1 + ... + e_{l-1})`` left by the greedy codes of
@@ -29,7 +29,6 @@ class ResidualQuantizer:
         self.random_state = random_state
 
     def fit(self, X, y=None) -> ResidualQuantizer:
-        from sklearn.cluster import KMeans
 
         X = check_array(X, "X", ndim=2)
         levels = check_int(self.levels, "levels", minimum=1)
@@ -43,15 +42,7 @@ class ResidualQuantizer:
         residual = X.copy()
         books, inertia = [], []
         for _ in range(levels):
-            km = KMeans(size, n_init=3, random_state=int(rng.integers(2**31 - 1)))
-            with np.errstate(all="ignore"):
-                km.fit(residual)
-            book = km.cluster_centers_.astype(np.float64)
-            # a codebook vector may not be worse than the mean of the points it would take:
-            # recentre on the greedy assignment (one Lloyd step) so error never increases
-            idx = _nearest(residual, book)
-            for c in np.unique(idx):
-                book[c] = residual[idx == c].mean(axis=0)
+            book = _kmeans(residual, size, rng)
             idx = _nearest(residual, book)
             residual = residual - book[idx]
             books.append(book)
@@ -99,3 +90,32 @@ class ResidualQuantizer:
 def _nearest(x: np.ndarray, book: np.ndarray) -> np.ndarray:
     d2 = (x**2).sum(1)[:, None] - 2 * x @ book.T + (book**2).sum(1)[None, :]
     return np.argmin(d2, axis=1)
+
+
+def _kmeans(x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 50) -> np.ndarray:
+    """k-means++ seeding then Lloyd iterations; every returned centre with points assigned to
+    it is the mean of those points, so the greedy residual error can only go down."""
+    n = x.shape[0]
+    centres = np.empty((k, x.shape[1]))
+    centres[0] = x[rng.integers(n)]
+    d2 = np.sum((x - centres[0]) ** 2, axis=1)
+    for c in range(1, k):
+        total = d2.sum()
+        i = rng.choice(n, p=d2 / total) if total > 0 else rng.integers(n)
+        centres[c] = x[i]
+        d2 = np.minimum(d2, np.sum((x - centres[c]) ** 2, axis=1))
+    idx = _nearest(x, centres)
+    for _ in range(iters):
+        for c in range(k):
+            members = idx == c
+            if members.any():
+                centres[c] = x[members].mean(axis=0)
+        new = _nearest(x, centres)
+        if np.array_equal(new, idx):
+            break
+        idx = new
+    for c in range(k):  # final recentring on the final assignment
+        members = idx == c
+        if members.any():
+            centres[c] = x[members].mean(axis=0)
+    return centres
