@@ -210,7 +210,7 @@ def test_families_and_models_are_type_checked():
     assert_rejects(TypeError, "generator", hm.infer, MODEL, X0, n_steps=1, generator=0)
     assert_rejects(TypeError, "generator", GAUSS.sample, ETA, generator="seed")
     assert_rejects(TypeError, "dtype", hm.HEE, [3, 2], families=[GAUSS], dtype=torch.int64)
-    assert_rejects(TypeError, "init", hm.infer, MODEL, X0, n_steps=1, init=np.zeros((5, 3)))
+    assert_rejects(TypeError, "init", hm.infer, MODEL, X0, n_steps=1, init="zeros")
 
 
 def test_discrete_data_outside_the_support_is_a_value_error():

@@ -71,6 +71,10 @@ def test_infer_langevin_update_is_the_documented_formula():
     (grad,) = torch.autograd.grad(m.energy(xs).sum(), xs[1])
     xi = torch.randn(1, 2, generator=torch.Generator().manual_seed(3), dtype=F64)
     torch.testing.assert_close(res.samples[0][0], z - eps * grad + math.sqrt(2 * eps) * xi)
+    for init in (z, [x0, z]):  # one tensor (L = 1) or a full state: the same start
+        again = hm.infer(m, x0, n_steps=1, dt=0.04, tau=2.0, interneurons=False, init=init,
+                         generator=torch.Generator().manual_seed(3))  # fmt: skip
+        torch.testing.assert_close(again.samples[0], res.samples[0])
 
 
 def test_momentum_reaches_the_posterior_mean_faster():

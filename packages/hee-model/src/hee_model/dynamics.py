@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from ._checks import (
@@ -221,7 +222,8 @@ def infer(
     momentum
         None (first-order Langevin) or the adaptation rate alpha in (0, 1].
     init
-        Initial latents, a list of L tensors ``[B, d_l]``; default zeros.
+        Initial latents, a list of L tensors ``[B, d_l]`` (or a full state ``[x0, x1, ..., xL]``,
+        whose x0 is ignored; or one tensor when L = 1); default zeros.
     generator
         torch.Generator for all noise.
     """
@@ -234,6 +236,10 @@ def infer(
         latents = [torch.zeros(B, d, dtype=model.dtype, device=model.device)
                    for d in model.layer_sizes[1:]]  # fmt: skip
     else:
+        if isinstance(init, torch.Tensor | np.ndarray) and model.n_layers == 1:
+            init = [init]  # one latent layer: a single tensor is accepted
+        elif isinstance(init, list | tuple) and len(init) == model.n_layers + 1:
+            init = list(init)[1:]  # a full state [x0, x1, ..., xL]: x0 is clamped, ignored
         latents = check_layers(init, "init", model.layer_sizes[1:], batch=B, like=model.W[0])
         latents = [t.clone() for t in latents]
     dyn = _Dynamics(model, [x, *latents], **kw)
