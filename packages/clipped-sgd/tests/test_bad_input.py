@@ -333,21 +333,12 @@ ARRAYS = [
         (20, 2),
         (2,),
     ),
-    suite.Array(
-        "StreamingLinearRegression.fit.y",
-        "y",
-        lambda v: cs.StreamingLinearRegression().fit(X, v),
-        (20,),
-        (1,),
-        none_ok=True,
-    ),
-    suite.Array(
-        "StreamingLinearRegression.partial_fit.y",
-        "y",
-        lambda v: cs.StreamingLinearRegression().partial_fit(X, v),
-        (20,),
-        (1,),
-        none_ok=True,
+    *(
+        suite.Array(f"StreamingLinearRegression.{m}.y", "y", call, (20,), (1,), none_ok=True)
+        for m, call in [
+            ("fit", lambda v: cs.StreamingLinearRegression().fit(X, v)),
+            ("partial_fit", lambda v: cs.StreamingLinearRegression().partial_fit(X, v)),
+        ]
     ),
     suite.Array(
         "StreamingLinearRegression.predict.X", "X", lambda v: LINREG.predict(v), (5, 2), (2,)

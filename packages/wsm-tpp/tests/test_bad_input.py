@@ -55,6 +55,14 @@ def _ids(cases):
 
 
 # --- real numbers: (id, name, call, none_ok) ----------------------------------------------
+def _gauss_sigma(kind, **options):
+    """A case for simulate_hawkes's Gaussian-kernel width."""
+    gauss = {"kernel": "gauss", "rng": 0}
+    return suite.keyword(
+        kind, simulate_hawkes, "sigma", 0.5, 0.5, 1.0, 5.0, kwargs=gauss, **options
+    )
+
+
 NUMBERS = [
     suite.Number("simulate_hawkes.mu", "mu", lambda v: simulate_hawkes(v, 0.5, 1.0, 5.0, rng=0)),
     suite.Number("simulate_hawkes.A", "A", lambda v: simulate_hawkes(0.5, v, 1.0, 5.0, rng=0)),
@@ -62,17 +70,7 @@ NUMBERS = [
         "simulate_hawkes.beta", "beta", lambda v: simulate_hawkes(0.5, 0.5, v, 5.0, rng=0)
     ),
     suite.Number("simulate_hawkes.T", "T", lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0)),
-    suite.keyword(
-        suite.Number,
-        simulate_hawkes,
-        "sigma",
-        0.5,
-        0.5,
-        1.0,
-        5.0,
-        kwargs={"kernel": "gauss", "rng": 0},
-        none_ok=True,
-    ),
+    _gauss_sigma(suite.Number, none_ok=True),
     suite.Number("simulate_poisson.rate_fn", "rate_fn", lambda v: simulate_poisson(v, 5.0, rng=0)),
     suite.Number("simulate_poisson.T", "T", lambda v: simulate_poisson(1.0, v, rng=0)),
     suite.keyword(
@@ -137,17 +135,7 @@ OUT_OF_RANGE = [
         lambda v: simulate_hawkes(0.5, 0.5, 1.0, v, rng=0),
         _floats(hi=0.0),
     ),
-    suite.keyword(
-        suite.OutOfRange,
-        simulate_hawkes,
-        "sigma",
-        0.5,
-        0.5,
-        1.0,
-        5.0,
-        kwargs={"kernel": "gauss", "rng": 0},
-        values=_floats(hi=0.0),
-    ),
+    _gauss_sigma(suite.OutOfRange, values=_floats(hi=0.0)),
     suite.OutOfRange(
         "simulate_poisson.rate_fn",
         "rate_fn",
