@@ -7,7 +7,7 @@ from typing import Any
 
 from ._checks import describe
 
-__all__ = ["check_text", "check_texts", "check_tokens"]
+__all__ = ["check_pairs", "check_text", "check_texts", "check_tokens"]
 
 
 def check_text(value: Any, name: str) -> str:
@@ -38,3 +38,12 @@ def check_tokens(value: Any, name: str) -> list[str]:
     if isinstance(value, str):
         return value.split()
     return check_texts(value, name, allow_empty=True)
+
+
+def check_pairs(codes: Any, comments: Any) -> tuple[list[str], list[str]]:
+    """Parallel non-empty sequences of code and comment texts."""
+    codes = check_texts(codes, "codes")
+    comments = check_texts(comments, "comments")
+    if len(codes) != len(comments):
+        raise ValueError(f"comments has {len(comments)} items but codes has {len(codes)}")
+    return codes, comments

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from ._checks import check_callable, check_float, check_int, check_option, describe
-from ._validation import check_text, check_texts
+from ._validation import check_pairs, check_text, check_texts
 from .generators import check_comment_generator
 from .metrics import _f1, comment_words
 from .retrieval import BM25Retriever
@@ -105,12 +105,7 @@ class Adacom:
         group_threshold: float = 0.5,
     ):
         self.generator = check_comment_generator(generator)
-        self.codes = check_texts(codes, "codes")
-        self.comments = check_texts(comments, "comments")
-        if len(self.comments) != len(self.codes):
-            raise ValueError(
-                f"comments has {len(self.comments)} items but codes has {len(self.codes)}"
-            )
+        self.codes, self.comments = check_pairs(codes, comments)
         self.detector = None if detector is None else check_callable(detector, "detector")
         self.k = check_int(k, "k", minimum=1)
         self.m = check_int(m, "m", minimum=1)

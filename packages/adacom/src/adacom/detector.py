@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from ._checks import check_array, check_float, check_int, check_probability
-from ._validation import check_text, check_texts
+from ._validation import check_pairs, check_text, check_texts
 from .generators import check_comment_generator
 from .metrics import _f1, bleu4, comment_words, contradiction
 from .retrieval import BM25Retriever, code_tokenize
@@ -35,10 +35,7 @@ def compromise_labels(
     """``1[BLEU-4(generator(code), reference) < q]``, with ``q`` the ``quantile`` of those
     BLEU-4 scores: the detector's training target (1 = compromised)."""
     generator = check_comment_generator(generator)
-    codes = check_texts(codes, "codes")
-    comments = check_texts(comments, "comments")
-    if len(codes) != len(comments):
-        raise ValueError(f"comments has {len(comments)} items but codes has {len(codes)}")
+    codes, comments = check_pairs(codes, comments)
     quantile = check_probability(quantile, "quantile")
     hyps = generator.generate(codes)
     scores = np.array([bleu4(h, r) for h, r in zip(hyps, comments, strict=True)])
@@ -64,12 +61,7 @@ class CompromiseDetector:
         l2: float = 1e-2,
     ):
         self.generator = check_comment_generator(generator)
-        self.codes = check_texts(codes, "codes")
-        self.comments = check_texts(comments, "comments")
-        if len(self.codes) != len(self.comments):
-            raise ValueError(
-                f"comments has {len(self.comments)} items but codes has {len(self.codes)}"
-            )
+        self.codes, self.comments = check_pairs(codes, comments)
         self.k = check_int(k, "k", minimum=1)
         self.l2 = check_float(l2, "l2", minimum=0.0)
         self.retriever = BM25Retriever(self.codes)

@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from ._checks import check_float, check_generator, check_int, describe
-from ._validation import check_texts
+from ._validation import check_pairs, check_texts
 from .metrics import comment_words
 from .retrieval import code_tokenize
 
@@ -39,14 +39,6 @@ def check_comment_generator(value: Any, name: str = "generator") -> nn.Module:
         if not callable(getattr(value, meth, None)):
             raise TypeError(f"{name} must have a {meth} method, got {describe(value)}")
     return value
-
-
-def _pairs(codes: Any, comments: Any) -> tuple[list[str], list[str]]:
-    codes = check_texts(codes, "codes")
-    comments = check_texts(comments, "comments")
-    if len(codes) != len(comments):
-        raise ValueError(f"comments has {len(comments)} items but codes has {len(codes)}")
-    return codes, comments
 
 
 class _Vocab:
@@ -81,7 +73,7 @@ class GRUCommentGenerator(nn.Module):
         generator: torch.Generator | None = None,
     ):
         super().__init__()
-        codes, comments = _pairs(codes, comments)
+        codes, comments = check_pairs(codes, comments)
         embed = check_int(embed, "embed", minimum=1)
         hidden = check_int(hidden, "hidden", minimum=1)
         self.max_len = check_int(max_len, "max_len", minimum=1)
@@ -128,7 +120,7 @@ class GRUCommentGenerator(nn.Module):
 
     def loss(self, codes: Sequence[str], comments: Sequence[str]) -> torch.Tensor:
         """Per-example mean token cross-entropy (nats) of ``comments`` given ``codes``, ``(B,)``."""
-        codes, comments = _pairs(codes, comments)
+        codes, comments = check_pairs(codes, comments)
         tgt = [self.tgt_vocab.ids(comment_words(c))[: self.max_len] + [2] for c in comments]
         width = max(len(t) for t in tgt)
         y = torch.zeros(len(tgt), width, dtype=torch.long, device=self._device())
@@ -212,7 +204,7 @@ class HFCommentGenerator(nn.Module):
 
     def loss(self, codes: Sequence[str], comments: Sequence[str]) -> torch.Tensor:
         """Per-example mean token cross-entropy of each comment after its prompt, ``(B,)``."""
-        codes, comments = _pairs(codes, comments)
+        codes, comments = check_pairs(codes, comments)
         rows, labels = [], []
         for code, comment in zip(codes, comments, strict=True):
             p = self._prompt_ids(code)
@@ -269,7 +261,7 @@ def train_generator(
     each epoch. Batches are shuffled with ``generator`` (None: a fresh seed-0 generator)."""
 
     model = check_comment_generator(model, "model")
-    codes, comments = _pairs(codes, comments)
+    codes, comments = check_pairs(codes, comments)
     epochs = check_int(epochs, "epochs", minimum=1)
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
