@@ -410,7 +410,7 @@ class ProgressiveLoop:
                 if col.size and col.max() > self.iou_discard:
                     match[j] = int(np.argmax(col))
             items.append((cand, al, match, ~drop))
-        K = self.detector_classes(cands)
+        K = self._n_classes(cands)
         d = next((c.feats.shape[1] for c in cands if len(c)), 1)
         ann_f = [c.feats[m[m >= 0]] for c, _, m, _ in items]
         ann_l = [al[m >= 0] for _, al, m, _ in items]
@@ -481,7 +481,7 @@ class ProgressiveLoop:
                             scores=cand.scores[sel]))  # fmt: skip
         return out
 
-    def detector_classes(self, cands) -> int:
+    def _n_classes(self, cands) -> int:
         K = getattr(self.detector, "n_classes", None)
         if isinstance(K, int) and K >= 1:
             return K
