@@ -20,11 +20,8 @@ HET = S.ScaleGMN(DIMS, out_dim=2, d_hidden=4, num_layers=1, symmetry="hetero")
 K = suite.keyword
 ACTS = frozenset({"tanh", "relu", "sine"})
 SYMS = frozenset({"sign", "scale", "hetero", "permutation"})
-positive_bad = suite.OutOfRange  # alias for readability
-
-
-def gmn(**kw):
-    return lambda v: S.ScaleGMN(DIMS, **{"out_dim": 2, **kw, **v})
+OUT = {"out_dim": 2}
+STEPS0 = {"steps": 0}
 
 
 CASES = [
@@ -44,20 +41,20 @@ CASES = [
     K(suite.Number, S.canonicalize_sine_phase, "omega0", W, B),
     suite.Array("mlp_to_graph.weights1", "weights[1]", lambda v: S.mlp_to_graph([W[0], v], B), (1, 3), (2,)),
     suite.Int("ScaleGMN.out_dim", "out_dim", lambda v: S.ScaleGMN(DIMS, out_dim=v), minimum=1),
-    K(suite.Int, S.ScaleGMN, "d_hidden", DIMS, out_dim=2, minimum=1),
-    K(suite.Int, S.ScaleGMN, "num_layers", DIMS, out_dim=2, minimum=1),
-    K(suite.Option, S.ScaleGMN, "symmetry", DIMS, out_dim=2, valid=SYMS),
-    K(suite.Option, S.ScaleGMN, "readout", DIMS, out_dim=2, valid=frozenset({"last_layer", "full_graph"})),
-    K(suite.Flag, S.ScaleGMN, "bidirectional", DIMS, out_dim=2),
-    K(suite.Number, S.ScaleGMN, "dropout", DIMS, out_dim=2),
-    suite.Array("ScaleGMN.forward.weights0", "weights[0]", lambda v: MODEL([v, W[1]], B), (3, 2), (1,)),
-    suite.Mismatch("ScaleGMN.forward.layout", "weights", lambda: MODEL([torch.ones(4, 2), torch.ones(1, 4)], [torch.ones(4), B[1]])),
+    K(suite.Int, S.ScaleGMN, "d_hidden", DIMS, kwargs=OUT, minimum=1),
+    K(suite.Int, S.ScaleGMN, "num_layers", DIMS, kwargs=OUT, minimum=1),
+    K(suite.Option, S.ScaleGMN, "symmetry", DIMS, kwargs=OUT, valid=SYMS),
+    K(suite.Option, S.ScaleGMN, "readout", DIMS, kwargs=OUT, valid=frozenset({"last_layer", "full_graph"})),
+    K(suite.Flag, S.ScaleGMN, "bidirectional", DIMS, kwargs=OUT),
+    K(suite.Number, S.ScaleGMN, "dropout", DIMS, kwargs=OUT),
+    suite.Array("ScaleGMN.forward.weights0", "weights[0]", lambda v: MODEL([v, W[1]], B), (3, 2), (2, 3)),
+    suite.Mismatch("ScaleGMN.forward.layout", "weights[0]", lambda: MODEL([torch.ones(4, 2), torch.ones(1, 4)], [torch.ones(4), B[1]])),
     suite.Mismatch("ScaleGMN.hetero.mask", "sign_mask", lambda: HET(W, B)),
     suite.Mismatch("ScaleGMN.hetero.mask_shape", "sign_mask", lambda: HET(W, B, sign_mask=torch.ones(2, dtype=torch.bool))),
     suite.Int("function_zoo.n_networks", "n_networks", lambda v: S.zoo.function_zoo(v, steps=0), minimum=1),
     K(suite.Int, S.zoo.function_zoo, "steps", 2, minimum=0),
-    K(suite.Number, S.zoo.function_zoo, "lr", 2, steps=0),
-    K(suite.Option, S.zoo.function_zoo, "activation", 2, steps=0, valid=ACTS),
+    K(suite.Number, S.zoo.function_zoo, "lr", 2, kwargs=STEPS0),
+    K(suite.Option, S.zoo.function_zoo, "activation", 2, kwargs=STEPS0, valid=ACTS),
     suite.Mismatch("function_zoo.classes", "num_classes", lambda: S.zoo.function_zoo(4, num_classes=9, steps=0)),
 ]
 

@@ -80,8 +80,15 @@ def check_mlp(
             )
     dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
     if layer_dims is not None and tuple(dims) != tuple(layer_dims):
+        if len(dims) != len(layer_dims):
+            raise ValueError(
+                f"weights must hold {len(layer_dims) - 1} layers (layer_dims "
+                f"{list(layer_dims)}), got {len(ws)}"
+            )
+        i = next(k for k in range(1, len(dims)) if dims[k - 1 : k + 1] != layer_dims[k - 1 : k + 1])
         raise ValueError(
-            f"weights must describe an MLP with layer_dims {list(layer_dims)}, got {list(dims)}"
+            f"weights[{i - 1}] must have shape (..., {layer_dims[i]}, {layer_dims[i - 1]}) for "
+            f"layer_dims {list(layer_dims)}, got shape {tuple(ws[i - 1].shape)}"
         )
     dtype = ws[0].dtype
     for t in ws + bs:
