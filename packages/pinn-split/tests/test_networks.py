@@ -73,6 +73,7 @@ def test_derivative_is_differentiable_in_the_parameters():
     by_hand = 24 * torch.relu(x @ w.T + b) @ (net.a * w[:, 0] * w[:, 1] ** 2) / math.sqrt(3)
     np.testing.assert_allclose(fn(w, b).detach(), by_hand.detach(), rtol=1e-12)
     (gw, gb) = torch.autograd.grad(fn(w, b).sum(), (w, b))
+    w, b = w.detach(), b.detach()
     h = 1e-6
     for idx in [(0, 0), (1, 1), (2, 0)]:  # the parameter gradient against central differences
         e = torch.zeros_like(w)
