@@ -51,20 +51,23 @@ def run(args):
     epochs = 2 if args.quick else 15
     d = 8 if args.quick else 16
     g = torch.Generator().manual_seed(0)
-    zoo = S.zoo.function_zoo(n, layer_dims=dims, steps=40 if args.quick else 150, lr=0.03,
-                             n_side=8, generator=g)
+    zoo = S.zoo.function_zoo(
+        n, layer_dims=dims, steps=40 if args.quick else 150, lr=0.03, n_side=8, generator=g
+    )
     tr, te = zoo.subset(slice(0, n_train)), zoo.subset(slice(n_train, n))
     fw, fb, _ = S.random_scaling(te.weights, te.biases, kind="sign", generator=g)
     fw, fb, _ = S.random_permutation(fw, fb, generator=g)
     try:
-        import nfn  # noqa: F401
+        import nfn
     except ImportError:  # the bench group installs it; without it the NFN row is empty
         nfn = None
     makers = {
-        "ScaleGMN (sign)": lambda: S.ScaleGMN(dims, out_dim=4, d_hidden=d, num_layers=2,
-                                              symmetry="sign"),
-        "GMN (permutation)": lambda: S.ScaleGMN(dims, out_dim=4, d_hidden=d, num_layers=2,
-                                                symmetry="permutation"),
+        "ScaleGMN (sign)": lambda: S.ScaleGMN(
+            dims, out_dim=4, d_hidden=d, num_layers=2, symmetry="sign"
+        ),
+        "GMN (permutation)": lambda: S.ScaleGMN(
+            dims, out_dim=4, d_hidden=d, num_layers=2, symmetry="permutation"
+        ),
     }
     if nfn is not None:
         makers["NFN-HNP (nfn)"] = lambda: NFNClassifier(tr.weights, tr.biases, 2 * d, 4)
@@ -80,9 +83,17 @@ def run(args):
         model = make()
         gen = torch.Generator().manual_seed(0)
         t = timeit_ms(
-            lambda m=model, gg=gen: fit_classifier(m, tr.weights, tr.biases, tr.labels, epochs=1,
-                                                   batch_size=32, lr=3e-3, warmup_steps=10,
-                                                   generator=gg),
+            lambda m=model, gg=gen: fit_classifier(
+                m,
+                tr.weights,
+                tr.biases,
+                tr.labels,
+                epochs=1,
+                batch_size=32,
+                lr=3e-3,
+                warmup_steps=10,
+                generator=gg,
+            ),
             repeat=epochs,
             warmup=0,
         )

@@ -19,21 +19,32 @@ from pathlib import Path
 
 from papershelf_harness import Claim, reproduce_cli
 
+_KEYS = (
+    "n",
+    "n_train",
+    "dims",
+    "zoo_steps",
+    "d",
+    "layers",
+    "epochs",
+    "small_n",
+    "small_epochs",
+    "seeds",
+)
+_SCALES = {  # networks, train split, layout, zoo steps, d_hidden, GNN layers, epochs, ...
+    "quick": (120, 80, (2, 6, 6, 1), 60, 8, 1, 3, 40, 3, 1),
+    "default": (600, 400, (2, 8, 8, 1), 150, 16, 2, 20, 100, 30, 2),
+    "full": (600, 400, (2, 16, 16, 1), 300, 32, 3, 40, 100, 60, 3),
+}
+
 
 def _config(args):
-    if args.quick:
-        return dict(n=120, n_train=80, dims=(2, 6, 6, 1), zoo_steps=60, d=8, layers=1,
-                    epochs=3, small_n=40, small_epochs=3, seeds=1)
-    if args.full:
-        return dict(n=600, n_train=400, dims=(2, 16, 16, 1), zoo_steps=300, d=32, layers=3,
-                    epochs=40, small_n=100, small_epochs=60, seeds=3)
-    return dict(n=600, n_train=400, dims=(2, 8, 8, 1), zoo_steps=150, d=16, layers=2,
-                epochs=20, small_n=100, small_epochs=30, seeds=2)
+    scale = "quick" if args.quick else "full" if args.full else "default"
+    return dict(zip(_KEYS, _SCALES[scale], strict=True))
 
 
 def _zoo(cfg, seed=0):
     import torch
-
     from scalegmn.zoo import function_zoo
 
     key = hashlib.sha256(repr((cfg["n"], cfg["dims"], cfg["zoo_steps"], seed, "v1")).encode())
@@ -41,7 +52,11 @@ def _zoo(cfg, seed=0):
     if path.exists():
         return torch.load(path, weights_only=False)
     zoo = function_zoo(
-        cfg["n"], layer_dims=cfg["dims"], steps=cfg["zoo_steps"], lr=0.03, n_side=8,
+        cfg["n"],
+        layer_dims=cfg["dims"],
+        steps=cfg["zoo_steps"],
+        lr=0.03,
+        n_side=8,
         generator=torch.Generator().manual_seed(seed),
     )
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -51,15 +66,24 @@ def _zoo(cfg, seed=0):
 
 def _train(sym, cfg, ws, bs, labels, *, epochs, seed):
     import torch
-
     from scalegmn import ScaleGMN
     from scalegmn.train import fit_classifier
 
     torch.manual_seed(seed)
-    model = ScaleGMN(cfg["dims"], out_dim=4, d_hidden=cfg["d"], num_layers=cfg["layers"],
-                     symmetry=sym)
-    fit_classifier(model, ws, bs, labels, epochs=epochs, batch_size=32, lr=3e-3,
-                   warmup_steps=10, generator=torch.Generator().manual_seed(seed))
+    model = ScaleGMN(
+        cfg["dims"], out_dim=4, d_hidden=cfg["d"], num_layers=cfg["layers"], symmetry=sym
+    )
+    fit_classifier(
+        model,
+        ws,
+        bs,
+        labels,
+        epochs=epochs,
+        batch_size=32,
+        lr=3e-3,
+        warmup_steps=10,
+        generator=torch.Generator().manual_seed(seed),
+    )
     return model
 
 
@@ -69,9 +93,8 @@ def _rel(a, b):
 
 def claims(args):
     """Yield one Claim(claim, paper, measured, holds, note) per headline claim of the paper."""
-    import torch
-
     import scalegmn as S
+    import torch
     from scalegmn.train import accuracy, predict
 
     torch.set_num_threads(1)  # tiny ops: a second thread only adds contention on loaded cores
@@ -136,7 +159,10 @@ def claims(args):
     # 2. / 3. invariance and equivariance of the trained models
     out = predict(models["sign"], tw, tb)
     out_f = predict(models["sign"], flip_w, flip_b)
-    gout, gout_f = predict(models["permutation"], tw, tb), predict(models["permutation"], flip_w, flip_b)
+    gout, gout_f = (
+        predict(models["permutation"], tw, tb),
+        predict(models["permutation"], flip_w, flip_b),
+    )
     rel_s, rel_g = _rel(out_f, out), _rel(gout_f, gout)
     yield Claim(
         "ScaleGMN output invariant under sign flips + permutations (rel. error); GMN changes",
@@ -151,9 +177,7 @@ def claims(args):
     xw, xb = S.apply_scaling(sw, sb, qk)
     with torch.no_grad():
         h0, h1 = m.node_embeddings(sw, sb), m.node_embeddings(xw, xb)
-    worst = max(
-        _rel(h1[l + 1], qk[l].unsqueeze(-1) * h0[l + 1]) for l in range(len(qk))
-    )
+    worst = max(_rel(h1[l + 1], qk[l].unsqueeze(-1) * h0[l + 1]) for l in range(len(qk)))
     yield Claim(
         "hidden-neuron embeddings scale by q_i (sign flips), rel. error",
         paper="equivariant (exact)",
@@ -167,8 +191,15 @@ def claims(args):
     for seed in range(cfg["seeds"]):
         a = {}
         for sym in ("sign", "permutation"):
-            mm = _train(sym, cfg, small.weights, small.biases, small.labels,
-                        epochs=cfg["small_epochs"], seed=seed)
+            mm = _train(
+                sym,
+                cfg,
+                small.weights,
+                small.biases,
+                small.labels,
+                epochs=cfg["small_epochs"],
+                seed=seed,
+            )
             a[sym] = accuracy(mm, test.weights, test.biases, test.labels)
         gaps.append((a["sign"], a["permutation"]))
     mean_s = sum(p[0] for p in gaps) / len(gaps)
@@ -186,12 +217,17 @@ def claims(args):
     gs = torch.Generator().manual_seed(2)
     om = 30.0
     sdims = (2, 32, 32, 1)
-    siren_w = [torch.randn(64, sdims[i], sdims[i - 1], generator=gs, dtype=torch.float64)
-               / math.sqrt(sdims[i - 1]) for i in range(1, 4)]
+    siren_w = [
+        torch.randn(64, sdims[i], sdims[i - 1], generator=gs, dtype=torch.float64)
+        / math.sqrt(sdims[i - 1])
+        for i in range(1, 4)
+    ]
     siren_b = [torch.randn(64, sdims[i], generator=gs, dtype=torch.float64) for i in range(1, 4)]
     f0 = S.forward_mlp(siren_w, siren_b, x.double(), activation="sine", omega0=om)
     cw_, cb_ = S.canonicalize_sine_phase(siren_w, siren_b, omega0=om)
-    err_fn = float((S.forward_mlp(cw_, cb_, x.double(), activation="sine", omega0=om) - f0).abs().max())
+    err_fn = float(
+        (S.forward_mlp(cw_, cb_, x.double(), activation="sine", omega0=om) - f0).abs().max()
+    )
     cw2, cb2 = S.canonicalize_sine_phase(cw_, cb_, omega0=om)
     idem = max(float((a - b).abs().max()) for a, b in zip(cw_ + cb_, cw2 + cb2, strict=True))
     in_range = all(bool(((om * b >= 0) & (om * b <= math.pi / 2 + 1e-12)).all()) for b in cb_[:-1])
@@ -216,4 +252,6 @@ def claims(args):
         )
 
 
-main = reproduce_cli(claims, quick=True)  # package, paper and --help from this file and pyproject.toml
+main = reproduce_cli(
+    claims, quick=True
+)  # package, paper and --help from this file and pyproject.toml

@@ -1,7 +1,6 @@
 import pytest
-import torch
-
 import scalegmn as S
+import torch
 
 # tiny tensors: one thread avoids OpenMP contention on shared cores (30x slower there)
 torch.set_num_threads(1)
@@ -11,7 +10,10 @@ DIMS = (2, 4, 3, 1)
 
 def random_mlp(dims=DIMS, batch=3, *, seed=0, dtype=torch.float64):
     g = torch.Generator().manual_seed(seed)
-    ws = [torch.randn(batch, dims[i], dims[i - 1], generator=g, dtype=dtype) for i in range(1, len(dims))]
+    ws = [
+        torch.randn(batch, dims[i], dims[i - 1], generator=g, dtype=dtype)
+        for i in range(1, len(dims))
+    ]
     bs = [torch.randn(batch, dims[i], generator=g, dtype=dtype) for i in range(1, len(dims))]
     return ws, bs
 

@@ -5,9 +5,9 @@ the rules the kinds do not cover (lists of tensors, masks, index tensors)."""
 
 import numpy as np
 import pytest
+import scalegmn as S
 import torch
 
-import scalegmn as S
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -25,37 +25,74 @@ STEPS0 = {"steps": 0}
 
 
 CASES = [
-    suite.Array("forward_mlp.weights0", "weights[0]", lambda v: S.forward_mlp([v, W[1]], B, X), (3, 2), (2, 3)),
-    suite.Array("forward_mlp.biases0", "biases[0]", lambda v: S.forward_mlp(W, [v, B[1]], X), (3,), (1,)),
+    suite.Array(
+        "forward_mlp.weights0",
+        "weights[0]",
+        lambda v: S.forward_mlp([v, W[1]], B, X),
+        (3, 2),
+        (2, 3),
+    ),
+    suite.Array(
+        "forward_mlp.biases0", "biases[0]", lambda v: S.forward_mlp(W, [v, B[1]], X), (3,), (1,)
+    ),
     suite.Array("forward_mlp.x", "x", lambda v: S.forward_mlp(W, B, v), (4, 2), (2,)),
     K(suite.Option, S.forward_mlp, "activation", W, B, X, valid=ACTS),
     K(suite.Number, S.forward_mlp, "omega0", W, B, X),
     suite.Mismatch("forward_mlp.x_features", "x", lambda: S.forward_mlp(W, B, torch.ones(4, 3))),
-    suite.Mismatch("forward_mlp.chain", "weights[1]", lambda: S.forward_mlp([W[0], torch.ones(1, 4)], B, X)),
-    suite.Mismatch("forward_mlp.bias_shape", "biases[1]", lambda: S.forward_mlp(W, [B[0], torch.ones(2)], X)),
+    suite.Mismatch(
+        "forward_mlp.chain", "weights[1]", lambda: S.forward_mlp([W[0], torch.ones(1, 4)], B, X)
+    ),
+    suite.Mismatch(
+        "forward_mlp.bias_shape", "biases[1]", lambda: S.forward_mlp(W, [B[0], torch.ones(2)], X)
+    ),
     suite.Mismatch("forward_mlp.lengths", "biases", lambda: S.forward_mlp(W, B[:1], X)),
     K(suite.Option, S.random_scaling, "kind", W, B, valid=frozenset({"sign", "positive"})),
     K(suite.Number, S.random_scaling, "low", W, B),
     K(suite.Number, S.random_scaling, "high", W, B),
-    suite.Mismatch("random_scaling.high_below_low", "high", lambda: S.random_scaling(W, B, low=2.0, high=1.0)),
+    suite.Mismatch(
+        "random_scaling.high_below_low", "high", lambda: S.random_scaling(W, B, low=2.0, high=1.0)
+    ),
     K(suite.Number, S.canonicalize_sine_phase, "omega0", W, B),
-    suite.Array("mlp_to_graph.weights1", "weights[1]", lambda v: S.mlp_to_graph([W[0], v], B), (1, 3), (2,)),
+    suite.Array(
+        "mlp_to_graph.weights1", "weights[1]", lambda v: S.mlp_to_graph([W[0], v], B), (1, 3), (2,)
+    ),
     suite.Int("ScaleGMN.out_dim", "out_dim", lambda v: S.ScaleGMN(DIMS, out_dim=v), minimum=1),
     K(suite.Int, S.ScaleGMN, "d_hidden", DIMS, kwargs=OUT, minimum=1),
     K(suite.Int, S.ScaleGMN, "num_layers", DIMS, kwargs=OUT, minimum=1),
     K(suite.Option, S.ScaleGMN, "symmetry", DIMS, kwargs=OUT, valid=SYMS),
-    K(suite.Option, S.ScaleGMN, "readout", DIMS, kwargs=OUT, valid=frozenset({"last_layer", "full_graph"})),
+    K(
+        suite.Option,
+        S.ScaleGMN,
+        "readout",
+        DIMS,
+        kwargs=OUT,
+        valid=frozenset({"last_layer", "full_graph"}),
+    ),
     K(suite.Flag, S.ScaleGMN, "bidirectional", DIMS, kwargs=OUT),
     K(suite.Number, S.ScaleGMN, "dropout", DIMS, kwargs=OUT),
-    suite.Array("ScaleGMN.forward.weights0", "weights[0]", lambda v: MODEL([v, W[1]], B), (3, 2), (2, 3)),
-    suite.Mismatch("ScaleGMN.forward.layout", "weights[0]", lambda: MODEL([torch.ones(4, 2), torch.ones(1, 4)], [torch.ones(4), B[1]])),
+    suite.Array(
+        "ScaleGMN.forward.weights0", "weights[0]", lambda v: MODEL([v, W[1]], B), (3, 2), (2, 3)
+    ),
+    suite.Mismatch(
+        "ScaleGMN.forward.layout",
+        "weights[0]",
+        lambda: MODEL([torch.ones(4, 2), torch.ones(1, 4)], [torch.ones(4), B[1]]),
+    ),
     suite.Mismatch("ScaleGMN.hetero.mask", "sign_mask", lambda: HET(W, B)),
-    suite.Mismatch("ScaleGMN.hetero.mask_shape", "sign_mask", lambda: HET(W, B, sign_mask=torch.ones(2, dtype=torch.bool))),
-    suite.Int("function_zoo.n_networks", "n_networks", lambda v: S.zoo.function_zoo(v, steps=0), minimum=1),
+    suite.Mismatch(
+        "ScaleGMN.hetero.mask_shape",
+        "sign_mask",
+        lambda: HET(W, B, sign_mask=torch.ones(2, dtype=torch.bool)),
+    ),
+    suite.Int(
+        "function_zoo.n_networks", "n_networks", lambda v: S.zoo.function_zoo(v, steps=0), minimum=1
+    ),
     K(suite.Int, S.zoo.function_zoo, "steps", 2, minimum=0),
     K(suite.Number, S.zoo.function_zoo, "lr", 2, kwargs=STEPS0),
     K(suite.Option, S.zoo.function_zoo, "activation", 2, kwargs=STEPS0, valid=ACTS),
-    suite.Mismatch("function_zoo.classes", "num_classes", lambda: S.zoo.function_zoo(4, num_classes=9, steps=0)),
+    suite.Mismatch(
+        "function_zoo.classes", "num_classes", lambda: S.zoo.function_zoo(4, num_classes=9, steps=0)
+    ),
 ]
 
 globals().update(suite.bad_input_suite(CASES))
@@ -80,7 +117,9 @@ def test_generators_and_factors():
     assert_rejects(ValueError, "q[0]", S.apply_scaling, W, B, [torch.zeros(3)])
     assert_rejects(ValueError, "q", S.apply_scaling, W, B, [])
     assert_rejects(ValueError, "perms[0]", S.apply_permutation, W, B, [torch.tensor([0, 0, 1])])
-    assert_rejects(TypeError, "perms[0]", S.apply_permutation, W, B, [torch.tensor([0.0, 1.0, 2.0])])
+    assert_rejects(
+        TypeError, "perms[0]", S.apply_permutation, W, B, [torch.tensor([0.0, 1.0, 2.0])]
+    )
 
 
 def test_sign_mask_rules():
@@ -100,8 +139,13 @@ def test_bidirectional_scale_refuses_zero_weights():
 def test_nan_weights_rejected_everywhere():
     bad = [W[0].clone(), W[1]]
     bad[0][0, 0] = float("nan")
-    for fn in (lambda: S.forward_mlp(bad, B, X), lambda: MODEL(bad, B), lambda: S.mlp_to_graph(bad, B),
-               lambda: S.canonicalize_sign(bad, B), lambda: S.canonicalize_sine_phase(bad, B)):
+    for fn in (
+        lambda: S.forward_mlp(bad, B, X),
+        lambda: MODEL(bad, B),
+        lambda: S.mlp_to_graph(bad, B),
+        lambda: S.canonicalize_sign(bad, B),
+        lambda: S.canonicalize_sine_phase(bad, B),
+    ):
         with pytest.raises(ValueError, match=r"weights\[0\]"):
             fn()
     assert np.isfinite(S.forward_mlp(W, B, X).detach().numpy()).all()

@@ -1,9 +1,8 @@
 """The graph view against a direct enumeration of neurons and weights."""
 
+import scalegmn as S
 import torch
 from conftest import DIMS, random_mlp
-
-import scalegmn as S
 
 
 def test_mlp_to_graph_matches_enumeration():

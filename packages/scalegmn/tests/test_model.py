@@ -2,10 +2,9 @@
 message passing against a naive loop over the edges of the neuron graph."""
 
 import pytest
+import scalegmn as S
 import torch
 from conftest import DIMS, gen, model, random_mlp
-
-import scalegmn as S
 
 CONFIGS = [
     (sym, bid, ro)
@@ -73,7 +72,9 @@ def test_hetero_per_network_mask():
     assert torch.allclose(m(w2, b2, sign_mask=net), out, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize(("sym", "bid"), [("sign", False), ("scale", False), ("sign", True), ("scale", True)])
+@pytest.mark.parametrize(
+    ("sym", "bid"), [("sign", False), ("scale", False), ("sign", True), ("scale", True)]
+)
 def test_non_invariance_is_detected(sym, bid):
     """A permutation-only GMN changes under sign flips; a sign model changes under positive
     scalings: the invariance tests above could fail."""
@@ -94,7 +95,9 @@ def test_non_invariance_is_detected(sym, bid):
     assert ((m(w4, b4) - o).norm() / o.norm()) > 1e-5
 
 
-@pytest.mark.parametrize(("sym", "bid"), [(s, b) for s in ("sign", "scale", "hetero") for b in (False, True)])
+@pytest.mark.parametrize(
+    ("sym", "bid"), [(s, b) for s in ("sign", "scale", "hetero") for b in (False, True)]
+)
 def test_node_and_edge_embeddings_equivariant(sym, bid):
     ws, bs = random_mlp()
     m = model(sym, bidirectional=bid, num_layers=3)
@@ -109,7 +112,11 @@ def test_node_and_edge_embeddings_equivariant(sym, bid):
     w2, b2 = S.apply_scaling(ws, bs, q)
     xs2 = m.node_embeddings(w2, b2, **kw)
     es2 = m.edge_embeddings(w2, b2, **kw)
-    ones = [torch.ones(3, DIMS[0], dtype=torch.float64), *q, torch.ones(3, DIMS[-1], dtype=torch.float64)]
+    ones = [
+        torch.ones(3, DIMS[0], dtype=torch.float64),
+        *q,
+        torch.ones(3, DIMS[-1], dtype=torch.float64),
+    ]
     for l in range(len(DIMS)):
         assert torch.allclose(xs2[l], ones[l].unsqueeze(-1) * xs[l], rtol=1e-6, atol=1e-9)
     for l in range(1, len(DIMS)):
@@ -160,11 +167,24 @@ def _naive_embeddings(m, ws, bs, sign_mask=None):
             if m.bidirectional:
                 bagg[j] = bagg[j] + layer.bw_message(bw[k], x[i], hidden=hidden[j], sign_mask=sg[j])
         parts = [[x[v], agg[v]] + ([bagg[v]] if m.bidirectional else []) for v in range(V)]
-        new = [layer.update_node(torch.cat(parts[v]), hidden=hidden[v], sign_mask=sg[v]) for v in range(V)]
+        new = [
+            layer.update_node(torch.cat(parts[v]), hidden=hidden[v], sign_mask=sg[v])
+            for v in range(V)
+        ]
         if layer.update_edges:
-            ne = [layer.edge_update(e[k], x[src[k]], x[dst[k]], src_sign=sg[src[k]], dst_sign=sg[dst[k]]) for k in range(E)]
+            ne = [
+                layer.edge_update(
+                    e[k], x[src[k]], x[dst[k]], src_sign=sg[src[k]], dst_sign=sg[dst[k]]
+                )
+                for k in range(E)
+            ]
             if m.bidirectional and hasattr(layer, "bw_edge_update"):
-                bw = [layer.bw_edge_update(bw[k], x[dst[k]], x[src[k]], src_sign=sg[dst[k]], dst_sign=sg[src[k]]) for k in range(E)]
+                bw = [
+                    layer.bw_edge_update(
+                        bw[k], x[dst[k]], x[src[k]], src_sign=sg[dst[k]], dst_sign=sg[src[k]]
+                    )
+                    for k in range(E)
+                ]
             elif m.bidirectional:
                 bw = ne
             e = ne
@@ -173,7 +193,14 @@ def _naive_embeddings(m, ws, bs, sign_mask=None):
 
 
 @pytest.mark.parametrize(
-    ("sym", "bid"), [("sign", False), ("scale", True), ("hetero", True), ("permutation", False), ("permutation", True)]
+    ("sym", "bid"),
+    [
+        ("sign", False),
+        ("scale", True),
+        ("hetero", True),
+        ("permutation", False),
+        ("permutation", True),
+    ],
 )
 def test_dense_layers_match_naive_edge_loop(sym, bid):
     ws, bs = random_mlp(batch=1, seed=4)

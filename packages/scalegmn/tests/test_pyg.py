@@ -2,10 +2,9 @@
 module that sums ScaleGMN's messages over PyG's edge_index equals the dense layer."""
 
 import pytest
+import scalegmn as S
 import torch
 from conftest import DIMS, model, random_mlp
-
-import scalegmn as S
 
 pyg = pytest.importorskip("torch_geometric")
 from scalegmn.pyg import mlp_to_data, to_data, to_data_list  # noqa: E402

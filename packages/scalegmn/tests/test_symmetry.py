@@ -4,15 +4,18 @@ import math
 
 import numpy as np
 import pytest
+import scalegmn as S
 import torch
 from conftest import DIMS, gen, random_mlp
-
-import scalegmn as S
 
 
 def naive_forward(ws, bs, x, act, omega0=1.0):
     """numpy, one network at a time, one neuron at a time."""
-    fns = {"tanh": np.tanh, "relu": lambda z: np.maximum(z, 0), "sine": lambda z: np.sin(omega0 * z)}
+    fns = {
+        "tanh": np.tanh,
+        "relu": lambda z: np.maximum(z, 0),
+        "sine": lambda z: np.sin(omega0 * z),
+    }
     out = []
     for n in range(ws[0].shape[0]):
         rows = []
@@ -20,7 +23,9 @@ def naive_forward(ws, bs, x, act, omega0=1.0):
             h = p
             for l, (w, b) in enumerate(zip(ws, bs, strict=True)):
                 w, b = w[n].numpy(), b[n].numpy()
-                z = np.array([sum(w[i, j] * h[j] for j in range(len(h))) + b[i] for i in range(len(b))])
+                z = np.array(
+                    [sum(w[i, j] * h[j] for j in range(len(h))) + b[i] for i in range(len(b))]
+                )
                 h = fns[act](z) if l < len(ws) - 1 else z
             rows.append(h)
         out.append(rows)
@@ -43,8 +48,13 @@ def test_forward_mlp_matches_naive_loop(act):
 
 @pytest.mark.parametrize(
     ("act", "kind", "preserved"),
-    [("tanh", "sign", True), ("sine", "sign", True), ("relu", "positive", True),
-     ("tanh", "positive", False), ("relu", "sign", False)],
+    [
+        ("tanh", "sign", True),
+        ("sine", "sign", True),
+        ("relu", "positive", True),
+        ("tanh", "positive", False),
+        ("relu", "sign", False),
+    ],
 )
 def test_random_scaling_function_equality(act, kind, preserved):
     ws, bs = random_mlp()
@@ -55,14 +65,20 @@ def test_random_scaling_function_equality(act, kind, preserved):
         assert all(bool(((t == 1) | (t == -1)).all()) for t in q)
     else:
         assert all(bool(((t >= 0.1) & (t <= 10)).all()) for t in q)
-    err = (S.forward_mlp(w2, b2, x, activation=act) - S.forward_mlp(ws, bs, x, activation=act)).abs().max()
+    err = (
+        (S.forward_mlp(w2, b2, x, activation=act) - S.forward_mlp(ws, bs, x, activation=act))
+        .abs()
+        .max()
+    )
     assert (err < 1e-10) == preserved, float(err)
 
 
 def test_apply_scaling_and_permutation_match_loops():
     ws, bs = random_mlp(batch=2)
     q = [torch.rand(2, d, generator=gen(4), dtype=torch.float64) + 0.5 for d in DIMS[1:-1]]
-    perms = [torch.stack([torch.randperm(d, generator=gen(5 + k)) for k in range(2)]) for d in DIMS[1:-1]]
+    perms = [
+        torch.stack([torch.randperm(d, generator=gen(5 + k)) for k in range(2)]) for d in DIMS[1:-1]
+    ]
     w2, b2 = S.apply_scaling(ws, bs, q)
     w3, b3 = S.apply_permutation(ws, bs, perms)
     one = lambda n, l: torch.ones(DIMS[l], dtype=torch.float64)  # noqa: E731
@@ -84,9 +100,15 @@ def test_random_permutation_preserves_function(act):
     ws, bs = random_mlp()
     x = torch.randn(20, 2, generator=gen(6), dtype=torch.float64)
     w2, b2, perms = S.random_permutation(ws, bs, generator=gen(7))
-    assert all(bool((torch.sort(p, dim=-1).values == torch.arange(p.shape[-1])).all()) for p in perms)
+    assert all(
+        bool((torch.sort(p, dim=-1).values == torch.arange(p.shape[-1])).all()) for p in perms
+    )
     assert any(not torch.equal(a, b) for a, b in zip(ws, w2, strict=True))
-    err = (S.forward_mlp(w2, b2, x, activation=act) - S.forward_mlp(ws, bs, x, activation=act)).abs().max()
+    err = (
+        (S.forward_mlp(w2, b2, x, activation=act) - S.forward_mlp(ws, bs, x, activation=act))
+        .abs()
+        .max()
+    )
     assert err < 1e-12
 
 

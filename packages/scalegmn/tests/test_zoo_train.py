@@ -1,9 +1,8 @@
 """The zoo trains every network (loss falls, labels balanced) and the training loop learns."""
 
+import scalegmn as S
 import torch
 from conftest import gen
-
-import scalegmn as S
 from scalegmn.train import accuracy, fit_classifier, predict
 
 

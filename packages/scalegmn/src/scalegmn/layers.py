@@ -51,9 +51,7 @@ class _Canon(nn.Module):
         if self.kind == "hetero":
             if sign_mask is None:
                 raise ValueError("sign_mask is required with symmetry='hetero'")
-            return torch.where(
-                sign_mask, canonical(x, "sign", self.rho), canonical(x, "scale")
-            )
+            return torch.where(sign_mask, canonical(x, "sign", self.rho), canonical(x, "scale"))
         return canonical(x, self.kind, getattr(self, "rho", None))
 
 
@@ -71,9 +69,7 @@ class ScaleInv(nn.Module):
         self.kind = kind
         if kind == "hetero":  # separate phi per kind, like the authors' code
             self.sign = ScaleInv(in_dim, out_dim, kind="sign", hidden=hidden, extra_dim=extra_dim)
-            self.scale = ScaleInv(
-                in_dim, out_dim, kind="scale", hidden=hidden, extra_dim=extra_dim
-            )
+            self.scale = ScaleInv(in_dim, out_dim, kind="scale", hidden=hidden, extra_dim=extra_dim)
         else:
             self.canon = _Canon(in_dim, kind, hidden)
             self.phi = MLP(in_dim + extra_dim, out_dim, hidden)
@@ -108,16 +104,24 @@ class ScaleEq(nn.Module):
         return self.W(x) * gate
 
 
-class ReScaleEqMessage(nn.Module):
+class _EdgeBlock(nn.Module):
+    """Shared argument checks of the per-edge blocks."""
+
+    def __init__(self, dim, kind, hidden):
+        super().__init__()
+        self.dim = check_int(dim, "dim", minimum=1)
+        self.kind = check_option(kind, "kind", KINDS)
+        self.hidden = self.dim if hidden is None else check_int(hidden, "hidden", minimum=1)
+
+
+class ReScaleEqMessage(_EdgeBlock):
     """Message m_ij = ScaleEq((W_e e_ij) * (W_v x_j)): e_ij scales by q_i / q_j and x_j by
     q_j, so the product, and the message, scale by q_i alone. ``kind="permutation"`` gives the
     GMN message MLP([e_ij; x_j])."""
 
     def __init__(self, dim, *, kind="sign", hidden=None):
-        super().__init__()
-        dim = check_int(dim, "dim", minimum=1)
-        self.kind = check_option(kind, "kind", KINDS)
-        hidden = dim if hidden is None else hidden
+        super().__init__(dim, kind, hidden)
+        dim, hidden = self.dim, self.hidden
         if kind == "permutation":
             self.mlp = MLP(2 * dim, dim, hidden)
         else:
@@ -132,15 +136,13 @@ class ReScaleEqMessage(nn.Module):
         return self.eq(self.w_e(e) * self.w_v(x_src), hidden=hidden, sign_mask=sign_mask)
 
 
-class EdgeUpdate(nn.Module):
+class EdgeUpdate(_EdgeBlock):
     """e_ij' = (W e_ij) * phi([canon(x_j); canon(x_i)]) (scales like e_ij: q_i / q_j);
     ``kind="permutation"``: MLP([e_ij; x_j; x_i])."""
 
     def __init__(self, dim, *, kind="sign", hidden=None):
-        super().__init__()
-        dim = check_int(dim, "dim", minimum=1)
-        self.kind = check_option(kind, "kind", KINDS)
-        hidden = dim if hidden is None else hidden
+        super().__init__(dim, kind, hidden)
+        dim, hidden = self.dim, self.hidden
         if kind == "permutation":
             self.mlp = MLP(3 * dim, dim, hidden)
         else:

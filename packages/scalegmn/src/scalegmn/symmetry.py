@@ -78,8 +78,9 @@ def _check_factors(values, name, ws, *, dtype):
     """One tensor per hidden layer with the hidden layer's shape ([d_l] or [B, d_l])."""
     shapes = _hidden_shapes(ws)
     if isinstance(values, torch.Tensor) or not isinstance(values, list | tuple):
-        raise TypeError(f"{name} must be a list of tensors (one per hidden layer), got "
-                        f"{describe(values)}")
+        raise TypeError(
+            f"{name} must be a list of tensors (one per hidden layer), got {describe(values)}"
+        )
     if len(values) != len(shapes):
         raise ValueError(
             f"{name} must hold one tensor per hidden layer ({len(shapes)}), got {len(values)}"
@@ -157,9 +158,7 @@ def apply_permutation(weights, biases, perms):
     return _permute(ws, bs, perms)
 
 
-def random_scaling(
-    weights, biases, *, kind="sign", low=0.1, high=10.0, generator=None
-):
+def random_scaling(weights, biases, *, kind="sign", low=0.1, high=10.0, generator=None):
     """Apply random per-hidden-neuron scalings that leave the network's function unchanged.
 
     ``kind="sign"``: q in {-1, +1} uniformly (odd activations: tanh, sine); ``low``/``high`` are

@@ -43,7 +43,9 @@ def predict(model, weights, biases, *, batch_size=256, **kwargs) -> torch.Tensor
         for s in range(0, ws[0].shape[0], batch_size):
             sub = {k: v[s : s + batch_size] for k, v in kwargs.items()}
             out.append(
-                model([w[s : s + batch_size] for w in ws], [b[s : s + batch_size] for b in bs], **sub)
+                model(
+                    [w[s : s + batch_size] for w in ws], [b[s : s + batch_size] for b in bs], **sub
+                )
             )
     model.train(was)
     return torch.cat(out)
