@@ -125,7 +125,14 @@ CASES = [
     Number("render.far", "far", lambda v: render(far=v)),
     OutOfRange("render.far", "far", lambda v: render(far=v), _floats(hi=0.1)),
     Int("render.n_samples", "n_samples", lambda v: render(n_samples=v), minimum=1),
-    Array("render.bg_color", "bg_color", lambda v: render(bg_color=v), (3,), ndims=(1, 2)),
+    Array(
+        "render.bg_color",
+        "bg_color",
+        lambda v: render(bg_color=v),
+        (3,),
+        ndims=(1, 2),
+        none_ok=True,
+    ),
     Mismatch("render.bg_color", "bg_color", lambda: render(bg_color=(1.0, 0.0))),
     Mismatch("render.bg_color.rows", "bg_color", lambda: render(bg_color=np.ones((2, 3)))),
     # --- masks
