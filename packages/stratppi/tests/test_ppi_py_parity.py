@@ -273,14 +273,20 @@ def test_ported_classical_mean_ci():
     assert np.all(included / trials >= 1 - ALPHAS - epsilon), included / trials
 
 
-def test_ported_ppi_ols_pointestimate():
-    rng = np.random.default_rng(16)
-    n, N, d = 1000, 10000, 10
+def _ols_problem(rng, n, N, d):
+    """ppi_py's OLS test problem: a linear model and predictions biased by +2 per coefficient."""
     X, XU = rng.normal(size=(n, d)), rng.normal(size=(N, d))
     beta = rng.normal(size=d)
     beta_pred = beta + rng.normal(size=d) + 2
     Y = X @ beta + rng.normal(size=n)
     F, FU = X @ beta_pred + rng.normal(size=n), XU @ beta_pred + rng.normal(size=N)
+    return X, Y, F, XU, FU, beta, beta_pred
+
+
+def test_ported_ppi_ols_pointestimate():
+    rng = np.random.default_rng(16)
+    n, N, d = 1000, 10000, 10
+    X, Y, F, XU, FU, beta, beta_pred = _ols_problem(rng, n, N, d)
     est = sp.ppi_ols_pointestimate(X, Y, F, XU, FU)
     assert np.linalg.norm(est - beta) < np.linalg.norm(beta_pred - beta)  # less biased
 
@@ -290,11 +296,7 @@ def test_ported_ppi_ols_ci():
     n, N, trials, epsilon = 1000, 10000, 1000, 0.05
     alphas, included = np.array([0.05, 0.1, 0.2]), np.zeros(3)
     for _ in range(trials):
-        X, XU = rng.normal(size=(n, 1)), rng.normal(size=(N, 1))
-        beta = rng.normal(size=1)
-        beta_pred = beta + rng.normal(size=1) + 2
-        Y = X @ beta + rng.normal(size=n)
-        F, FU = X @ beta_pred + rng.normal(size=n), XU @ beta_pred + rng.normal(size=N)
+        X, Y, F, XU, FU, beta, _ = _ols_problem(rng, n, N, 1)
         for j, alpha in enumerate(alphas):
             lo, hi = sp.ppi_ols_ci(X, Y, F, XU, FU, alpha=alpha)
             included[j] += lo[0] <= beta[0] <= hi[0]
