@@ -120,6 +120,7 @@ def test_bad_generators_dtypes_and_objects():
     assert_rejects(TypeError, "pde", ps.sample_points, None, n_interior=3, n_boundary=2)
     assert_rejects(TypeError, "net", ps.pinn_loss, "net", PDE, X, B)
     assert_rejects(TypeError, "net", ps.AutogradNet, lambda x: x[:, 0])
+    assert_rejects(TypeError, "pde", ps.gram_matrix, NET)
     assert_rejects(TypeError, "model", ps.train, "model", steps=1)
     assert_rejects(TypeError, "model", ps.relative_l2_error, NET)
     assert_rejects(TypeError, "system", _vspinn, system="split")

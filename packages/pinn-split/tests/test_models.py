@@ -64,6 +64,9 @@ def test_model_gram_matrix_blocks_and_width():
     small = ps.PINN(pde, m=4, n_interior=16, generator=_gen(5))
     gram = small.gram_matrix()
     assert gram.shape == (18, 18)
+    assert torch.equal(ps.gram_matrix(small), gram)
+    same = ps.gram_matrix(small.net, pde, small.interior, small.boundary)
+    assert torch.allclose(same, gram, rtol=1e-12, atol=0)
     assert abs(ps.min_eig(gram)) < 1e-8 * float(gram.abs().max())  # rank <= 8 < 18
     vs = ps.VSPINN(ps.biharmonic(1), level=1, m=4, n_interior=8, generator=_gen(5))
     assert vs.gram_matrix().shape == (4 * 8 + 2 + 2, 4 * 8 + 2 + 2)

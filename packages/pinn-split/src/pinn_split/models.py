@@ -123,9 +123,23 @@ def pinn_loss(net: Any, pde: LinearPDE, interior: Any, boundary: Any) -> torch.T
     return _loss(_residuals({"u": net}, _unsplit(pde), interior, boundary))
 
 
-def gram_matrix(net: Any, pde: LinearPDE, interior: Any, boundary: Any) -> torch.Tensor:
+def gram_matrix(
+    net: Any, pde: LinearPDE | None = None, interior: Any = None, boundary: Any = None
+) -> torch.Tensor:
     """G = J J^T [N, N] with r = residuals / sqrt(n) (interior, then each bc in order; N the
-    total number of residuals) and J = dr / d(trainable parameters). The loss is |r|^2 / 2."""
+    total number of residuals) and J = dr / d(trainable parameters). The loss is |r|^2 / 2.
+
+    ``gram_matrix(net, pde, interior, boundary)`` for a network; ``gram_matrix(model)`` for a
+    ``PINN`` or ``VSPINN`` (all its equations, bcs and networks)."""
+    if isinstance(net, _Model) and pde is None and interior is None and boundary is None:
+        return net.gram_matrix()
+    if pde is None or interior is None or boundary is None:
+        missing = [
+            k
+            for k, v in (("pde", pde), ("interior", interior), ("boundary", boundary))
+            if v is None
+        ]
+        raise TypeError(f"{missing[0]} is required unless net is a PINN or VSPINN model")
     net, pde, interior, boundary = _prepare(net, pde, interior, boundary)
     res = _residuals({"u": net}, _unsplit(pde), interior, boundary)
     params = (
