@@ -61,7 +61,7 @@ class ResidualQuantizer:
     def encode(self, X) -> np.ndarray:
         """Greedy codes, int64 (n, levels)."""
         self._check_fitted()
-        X = check_array(X, "X", ndim=2, shape=(None, self.n_features_in_), allow_empty=True)
+        X = check_array(X, "X", ndim=2, shape=(None, self.n_features_in_))
         residual = X.copy()
         codes = np.empty((X.shape[0], len(self.codebooks_)), dtype=np.int64)
         for level, book in enumerate(self.codebooks_):
