@@ -78,7 +78,9 @@ CASES = [
     keyword(OutOfRange, ram3d.orbit_cameras, "fov_deg", 2, values=_floats(lo=180.0, hi=1e6)),
     # --- fields
     Int("DenseGridField.res", "res", lambda v: ram3d.DenseGridField(v), minimum=2),
-    Array("DenseGridField.aabb", "aabb", lambda v: ram3d.DenseGridField(4, v), (2, 3), ndims=(2,)),
+    Array(
+        "DenseGridField.aabb", "aabb", lambda v: ram3d.DenseGridField(4, v), (2, 3), ndims=(1, 2)
+    ),
     Mismatch(
         "DenseGridField.aabb", "aabb", lambda: ram3d.DenseGridField(4, [[0, 0, 0], [1, 0, 1]])
     ),

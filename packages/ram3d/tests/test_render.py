@@ -192,3 +192,11 @@ def test_grid_field_from_values_is_trilinear():
         logit = tri(torch.logit(rgb).numpy(), p)
         np.testing.assert_allclose(c[k].detach().numpy(), 1 / (1 + np.exp(-logit)), atol=1e-5)
     assert s[2] == 0 and (c[2] == 0).all()  # outside the box
+
+
+def test_scalar_aabb_is_a_cube():
+    a = ram3d.DenseGridField(4, (-0.5, 0.5))
+    assert torch.equal(a.aabb, torch.tensor([[-0.5] * 3, [0.5] * 3]))
+    x = torch.tensor([[0.4, -0.4, 0.0], [0.6, 0.0, 0.0]])
+    s, _ = a(x)
+    assert s[0] > 0 and s[1] == 0

@@ -18,7 +18,12 @@ ACTIVATIONS = ("softplus", "relu")
 
 
 def _check_aabb(aabb: Any) -> torch.Tensor:
-    box = as_tensor(aabb, "aabb", shape=(2, 3), dtype=torch.float32)
+    """(2, 3) min and max corners; (lo, hi) means the cube [lo, hi]^3."""
+    box = as_tensor(aabb, "aabb", ndim=(1, 2), dtype=torch.float32)
+    if tuple(box.shape) == (2,):
+        box = box[:, None].expand(2, 3).clone()
+    if tuple(box.shape) != (2, 3):
+        raise ValueError(f"aabb must have shape (2, 3) or (2,), got {tuple(box.shape)}")
     if not bool((box[1] > box[0]).all()):
         raise ValueError(f"aabb must have min < max on every axis, got {box.tolist()}")
     return box
