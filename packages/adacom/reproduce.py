@@ -228,16 +228,19 @@ def claims_method(args):
     yield Claim("(4) unlearning S_o matters: gain(beta=0) <= gain(beta=0.5)",
                 paper="'strengthen helpful + unlearn harmful' (no ablation number read)",
                 measured=f"beta=0: {100 * g0:+.1f}%, beta=0.5: {100 * g5:+.1f}%",
-                holds=_holds(g0 <= g5, g0, g5), note=f"flagged samples, mean of {n} seeds")  # fmt: skip
+                holds=_holds(g0 <= g5, g0, g5),
+                note=f"flagged samples, mean of the {n} per-seed relative gains")  # fmt: skip
     sec = _mean(r["beta0.5"]["seconds_per_flagged"] for r in res)
     cpu = _mean(r["beta0.5"]["cpu_seconds_per_flagged"] for r in res)
     frac = _mean(r["flagged_frac"] for r in res)
     yield Claim("(2) cost: <= 0.5 s added per flagged sample (10 steps, toy model, CPU)",
                 paper="'cost-effective, acceptable on the fly' (no number read)",
-                measured=f"{sec:.2f} s per flagged sample; {100 * frac:.0f}% flagged",
-                holds=None if args.quick else _holds(sec <= 0.5, sec),
-                note=f"wall time, shared 2-core machine, 1 torch thread; CPU time {cpu:.2f} s "
-                f"(load average {os.getloadavg()[0]:.0f} at the end)")  # fmt: skip
+                measured=f"CPU {cpu:.2f} s (wall {sec:.2f} s) per flagged sample; "
+                f"{100 * frac:.0f}% flagged",
+                holds=None if args.quick else _holds(cpu <= 0.5, cpu),
+                note="judged on CPU time (1 torch thread), as the shared 2-core machine's wall "
+                f"time depends on the other jobs (load average {os.getloadavg()[0]:.0f} at the "
+                "end); includes retrieval and generation")  # fmt: skip
     ga = _mean(_gain(*r["per_project"]["A"]) for r in res)
     gc = _mean(_gain(*r["per_project"]["C"]) for r in res)
     yield Claim("(6) out-of-distribution: gain on rare project C >= gain on project A",
