@@ -87,7 +87,7 @@ def test_momentum_reaches_the_posterior_mean_faster():
     torch.testing.assert_close(target, torch.tensor([3.0, -2.0], dtype=F64))
 
     def steps(momentum):
-        r = hm.infer(m, x0.expand(50, -1), n_steps=2500, dt=0.005, interneurons=False,
+        r = hm.infer(m, x0.expand(20, -1), n_steps=2500, dt=0.005, interneurons=False,
                      momentum=momentum, generator=torch.Generator().manual_seed(4))  # fmt: skip
         s = r.samples[0].mean(1)
         run = s.cumsum(0) / torch.arange(1, len(s) + 1, dtype=F64)[:, None]
