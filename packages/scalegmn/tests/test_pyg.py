@@ -18,12 +18,12 @@ class SumMessages(MessagePassing):
         self.layer = layer
 
     def forward(self, x, edge_index, edge_attr, hidden):
-        return self.propagate(edge_index, x=x, edge_attr=edge_attr, hidden=hidden)
+        return self.propagate(edge_index, x=x, edge_attr=edge_attr, hidden=hidden.unsqueeze(-1))
 
     def message(self, x_j, edge_attr, hidden_i):
         h = self.layer.message(edge_attr, x_j, hidden=True)
         o = self.layer.message(edge_attr, x_j, hidden=False)
-        return torch.where(hidden_i.unsqueeze(-1), h, o)
+        return torch.where(hidden_i, h, o)
 
 
 def test_data_fields_and_loader():
