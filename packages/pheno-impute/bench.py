@@ -14,11 +14,10 @@ from papershelf_harness import Table, bench_cli, peak_memory, ratio, timeit_ms
 
 
 def run(args) -> Table:
-    from sklearn.experimental import enable_iterative_imputer  # noqa: F401
-    from sklearn.impute import IterativeImputer, KNNImputer
-
     from pheno_impute import MPIImputer
     from pheno_impute.data import synthetic_cohort
+    from sklearn.experimental import enable_iterative_imputer  # noqa: F401
+    from sklearn.impute import IterativeImputer, KNNImputer
 
     if args.quick:
         n, m, mods, epochs, iters = 200, 10, {"prot": 6, "metab": 4}, 5, 1

@@ -29,9 +29,8 @@ def _scale(args):
 
 
 def _metrics(P, truth, h):
-    from sklearn.metrics import roc_auc_score
-
     from pheno_impute import hit_at_k, mrr
+    from sklearn.metrics import roc_auc_score
 
     test_pos = h.test_mask & (truth == 1)
     out = {f"hit@{k}": hit_at_k(P, test_pos, h.train_mask, k=k) for k in K}
@@ -42,11 +41,10 @@ def _metrics(P, truth, h):
 
 def _runs(args):
     """Every method on the informative and the pure-noise cohort, per seed."""
-    from sklearn.experimental import enable_iterative_imputer  # noqa: F401
-    from sklearn.impute import IterativeImputer, KNNImputer
-
     from pheno_impute import MPIImputer
     from pheno_impute.data import holdout, synthetic_cohort
+    from sklearn.experimental import enable_iterative_imputer  # noqa: F401
+    from sklearn.impute import IterativeImputer, KNNImputer
 
     s = _scale(args)
     m, ep = s["m"], s["epochs"]
@@ -57,25 +55,21 @@ def _runs(args):
             c = synthetic_cohort(s["n"], m, modalities=s["mods"], bio_signal=signal, rng=seed)
             h = holdout(c.X, n_phenotypes=m, fraction=0.3, rng=seed + 100)
             methods = {
-                "MPI": lambda: MPIImputer(
-                    n_phenotypes=m, modalities=mods, epochs=ep, random_state=seed
-                ),
-                "MPI without KD": lambda: MPIImputer(
+                "MPI": MPIImputer(n_phenotypes=m, modalities=mods, epochs=ep, random_state=seed),
+                "MPI without KD": MPIImputer(
                     n_phenotypes=m, modalities=mods, epochs=ep, kd_weight=0.0, random_state=seed
                 ),
-                "KNNImputer": lambda: KNNImputer(n_neighbors=10),
-                "IterativeImputer": lambda: IterativeImputer(max_iter=s["iters"], random_state=seed),
+                "KNNImputer": KNNImputer(n_neighbors=10),
+                "IterativeImputer": IterativeImputer(max_iter=s["iters"], random_state=seed),
             }
             if signal == 1.0:  # the phenotype-only model never sees the biology
-                methods["LightGCN (phenotypes only)"] = lambda: MPIImputer(
-                    epochs=ep, random_state=seed
-                )
-            for name, make in methods.items():
+                methods["LightGCN (phenotypes only)"] = MPIImputer(epochs=ep, random_state=seed)
+            for name, est in methods.items():
                 X = h.X[:, :m] if "phenotypes only" in name else h.X
                 t = time.perf_counter()
                 with warnings.catch_warnings():  # IterativeImputer's early-stopping notice
                     warnings.simplefilter("ignore")
-                    P = make().fit_transform(X)[:, :m]
+                    P = est.fit_transform(X)[:, :m]
                 dt = time.perf_counter() - t
                 results.append((seed, signal, 1.0, name, _metrics(P, c.phenotypes, h), dt))
             if signal == 1.0:  # 30% of the cohort
@@ -118,9 +112,10 @@ def claims(args):
             best = max(s[j] for j in range(15) if t[j])
             ranks.append(1 + sum(1 for j in range(15) if not tr[j] and not t[j] and s[j] >= best))
     ranks = np.array(ranks)
-    ok = all(
-        abs(hit_at_k(S, test, train, k=k) - np.mean(ranks <= k)) < 1e-12 for k in (1, 5, 10)
-    ) and abs(mrr(S, test, train) - np.mean(1 / ranks)) < 1e-12
+    ok = (
+        all(abs(hit_at_k(S, test, train, k=k) - np.mean(ranks <= k)) < 1e-12 for k in (1, 5, 10))
+        and abs(mrr(S, test, train) - np.mean(1 / ranks)) < 1e-12
+    )
     yield Claim(
         "Hit@K and MRR equal hand/naive computation; training positives never count",
         paper="(check 1)",

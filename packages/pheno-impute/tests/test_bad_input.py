@@ -5,13 +5,13 @@ rules the kinds do not cover.
 """
 
 import numpy as np
+import pheno_impute as pi
 import pytest
 from hypothesis import strategies as st
+from pheno_impute.data import holdout, synthetic_cohort
 
-import pheno_impute as pi
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
-from pheno_impute.data import holdout, synthetic_cohort
 
 X = synthetic_cohort(20, 3, modalities={"a": 3, "b": 2}, rng=0).X  # (20, 8)
 XF = np.random.default_rng(0).standard_normal((20, 4))  # features only
@@ -31,7 +31,9 @@ def imputer(**kw):
 
 def _imp(name, kind, **case):
     def call(v):
-        return pi.MPIImputer(**{"n_phenotypes": 3, "modalities": [3, 2], "epochs": 2, name: v}).fit(X)
+        return pi.MPIImputer(**{"n_phenotypes": 3, "modalities": [3, 2], "epochs": 2, name: v}).fit(
+            X
+        )
 
     return kind(f"MPIImputer.{name}", name, call, **case)
 
@@ -101,10 +103,14 @@ CASES = [
     ),
     suite.Array("ResidualQuantizer.encode.X", "X", lambda v: RQ.encode(v), (5, 4), (2,)),
     suite.Mismatch("ResidualQuantizer.encode.X", "X", lambda: RQ.encode(XF[:, :3])),
-    suite.Mismatch("ResidualQuantizer.decode.codes", "codes", lambda: RQ.decode(np.full((2, 2), 3))),
+    suite.Mismatch(
+        "ResidualQuantizer.decode.codes", "codes", lambda: RQ.decode(np.full((2, 2), 3))
+    ),
     suite.Mismatch("ResidualQuantizer.decode.codes", "codes", lambda: RQ.decode(np.zeros((2, 3)))),
     # metrics
-    suite.Array("hit_at_k.scores", "scores", lambda v: pi.hit_at_k(v, TEST, TRAIN, k=2), (4, 5), (2,)),
+    suite.Array(
+        "hit_at_k.scores", "scores", lambda v: pi.hit_at_k(v, TEST, TRAIN, k=2), (4, 5), (2,)
+    ),
     suite.Array("mrr.scores", "scores", lambda v: pi.mrr(v, TEST, TRAIN), (4, 5), (2,)),
     suite.keyword(suite.Int, pi.hit_at_k, "k", S, TEST, TRAIN, minimum=1),
     suite.Mismatch("hit_at_k.test_mask", "test_mask", lambda: pi.hit_at_k(S, TEST[:3], TRAIN, k=1)),
@@ -112,8 +118,12 @@ CASES = [
     suite.Mismatch("mrr.test_mask.overlap", "test_mask", lambda: pi.mrr(S, TEST, TEST)),
     suite.Mismatch("mrr.test_mask.empty", "test_mask", lambda: pi.mrr(S, TRAIN & TEST, TRAIN)),
     # data
-    suite.Int("synthetic_cohort.n_patients", "n_patients", lambda v: synthetic_cohort(v, 3), minimum=1),
-    suite.Int("synthetic_cohort.n_phenotypes", "n_phenotypes", lambda v: synthetic_cohort(5, v), minimum=1),
+    suite.Int(
+        "synthetic_cohort.n_patients", "n_patients", lambda v: synthetic_cohort(v, 3), minimum=1
+    ),
+    suite.Int(
+        "synthetic_cohort.n_phenotypes", "n_phenotypes", lambda v: synthetic_cohort(5, v), minimum=1
+    ),
     suite.keyword(suite.Int, synthetic_cohort, "n_latent", 5, 3, minimum=1),
     suite.keyword(suite.Number, synthetic_cohort, "bio_signal", 5, 3),
     suite.keyword(

@@ -3,11 +3,10 @@ missing views, and that the biological view carries real information."""
 
 import numpy as np
 import pytest
-from sklearn.metrics import roc_auc_score
-from sklearn.utils.estimator_checks import check_estimator
-
 from pheno_impute import MPIImputer
 from pheno_impute.data import holdout, synthetic_cohort
+from sklearn.metrics import roc_auc_score
+from sklearn.utils.estimator_checks import check_estimator
 
 M = 12
 MODS = {"prot": 16, "metab": 6}
@@ -71,7 +70,9 @@ def test_biology_alone_ranks_patients_without_phenotypes(cohort, fitted):
     new[:, :M] = np.nan
     est = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=60, random_state=0).fit(train)
     proba = est.transform(new)[:, :M]
-    per_col = [roc_auc_score(truth[:, j], proba[:, j]) for j in range(M) if 0 < truth[:, j].sum() < 300]
+    per_col = [
+        roc_auc_score(truth[:, j], proba[:, j]) for j in range(M) if 0 < truth[:, j].sum() < 300
+    ]
     # without biology every such patient gets the same score per column (AUC exactly 0.5); a
     # per-column AUC on 300 patients has a null sd of about 0.04, so the mean of 12 about 0.012:
     # 0.55 is 4 sd above chance
@@ -85,13 +86,19 @@ def test_feature_reconstructions_beat_column_means(cohort):
     miss = np.isnan(full.X[:, M:])
     truth = full.features[miss]
     rmse = np.sqrt(np.mean((out[:, M:][miss] - truth) ** 2))
-    mean_rmse = np.sqrt(np.mean((np.broadcast_to(est.feature_mean_, miss.shape)[miss] - truth) ** 2))
+    mean_rmse = np.sqrt(
+        np.mean((np.broadcast_to(est.feature_mean_, miss.shape)[miss] - truth) ** 2)
+    )
     assert rmse < 0.9 * mean_rmse, (rmse, mean_rmse)
 
 
 def test_seeded_fits_are_reproducible(cohort):
-    a = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=5, random_state=3).fit_transform(cohort.X)
-    b = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=5, random_state=3).fit_transform(cohort.X)
+    a = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=5, random_state=3).fit_transform(
+        cohort.X
+    )
+    b = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=5, random_state=3).fit_transform(
+        cohort.X
+    )
     np.testing.assert_array_equal(a, b)
 
 

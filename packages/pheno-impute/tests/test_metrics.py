@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from pheno_impute import hit_at_k, mrr
 
 

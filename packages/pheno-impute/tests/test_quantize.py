@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from pheno_impute import ResidualQuantizer
 
 
@@ -39,7 +38,9 @@ def test_error_non_increasing_in_levels_and_codes_deterministic():
 def test_encode_is_greedy_nearest_code_on_the_residual():
     rng = np.random.default_rng(2)
     X = rng.standard_normal((50, 4))
-    rq = ResidualQuantizer(levels=3, codebook_size=5, random_state=3).fit(rng.standard_normal((80, 4)))
+    rq = ResidualQuantizer(levels=3, codebook_size=5, random_state=3).fit(
+        rng.standard_normal((80, 4))
+    )
     codes = rq.encode(X)
     for x, c in zip(X, codes):
         r = x.copy()

@@ -171,8 +171,9 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             self.code_embeddings_ = np.zeros((offset, dim))
             return self
         links = self._code_links(X)
-        self._fit_phenotype_model(X[:, :m], links, dim, layers, kd_weight, tau, epochs, lr, gen,
-                                  seed)
+        self._fit_phenotype_model(
+            X[:, :m], links, dim, layers, kd_weight, tau, epochs, lr, gen, seed
+        )
         return self
 
     def _standardised(self, X, start, stop):
@@ -361,7 +362,9 @@ class _Autoencoder(torch.nn.Module):
 
     def encode_np(self, x, mask):
         with torch.no_grad():
-            return self.encode(torch.as_tensor(x), torch.as_tensor(mask, dtype=torch.float64)).numpy()
+            return self.encode(
+                torch.as_tensor(x), torch.as_tensor(mask, dtype=torch.float64)
+            ).numpy()
 
     def reconstruct_np(self, x, mask):
         with torch.no_grad():
