@@ -1,0 +1,31 @@
+"""Package-specific checks built on the shared vocabulary in ``_checks``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_array, check_tensor, describe
+
+__all__ = ["as_tensor", "check_series"]
+
+
+def check_series(value: Any, name: str, *, ndim: int = 2) -> np.ndarray:
+    """A finite real array (numpy, sequence or numeric DataFrame) of ``ndim`` dimensions."""
+    if hasattr(value, "to_numpy") and hasattr(value, "columns"):  # pandas DataFrame
+        value = value.to_numpy()
+    return check_array(value, name, ndim=ndim)
+
+
+def as_tensor(value: Any, name: str, *, ndim: int, dtype: Any, device: Any = None) -> Any:
+    """A torch tensor of ``ndim`` dims from a tensor or array-like, cast to ``dtype``."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        check_tensor(value, name, ndim=ndim)
+        return value.to(dtype=dtype, device=device)
+    if value is None:
+        raise TypeError(f"{name} must be an array or tensor, got {describe(value)}")
+    arr = check_series(value, name, ndim=ndim)
+    return torch.as_tensor(arr, dtype=dtype, device=device)
