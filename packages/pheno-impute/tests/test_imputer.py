@@ -80,8 +80,8 @@ def test_biology_alone_ranks_patients_without_phenotypes(cohort, fitted):
 
 
 def test_feature_reconstructions_beat_column_means(cohort):
-    full = synthetic_cohort(500, M, modalities=MODS, entry_missing=0.3, modality_missing=0.0, rng=4)
-    est = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=150, random_state=0).fit(full.X)
+    full = synthetic_cohort(300, M, modalities=MODS, entry_missing=0.3, modality_missing=0.0, rng=4)
+    est = MPIImputer(n_phenotypes=M, modalities=MODS, epochs=60, random_state=0).fit(full.X)
     out = est.transform(full.X)
     miss = np.isnan(full.X[:, M:])
     truth = full.features[miss]
