@@ -1,0 +1,17 @@
+import pytest
+import torch
+
+# tiny models: threads only add contention on a shared 2-core machine
+torch.set_num_threads(1)
+
+
+@pytest.fixture
+def llama():
+    from papershelf_harness.tiny_hf import tiny_causal_lm
+
+    return tiny_causal_lm("llama", n_layers=2, seed=0, vocab=64)
+
+
+@pytest.fixture
+def ids():
+    return torch.randint(0, 64, (2, 12), generator=torch.Generator().manual_seed(1))
