@@ -25,7 +25,9 @@ def naive_star(star, S, pooling, drawn=None):
     out = np.zeros_like(S)
     cores = []
     for b in range(B):
-        O = [_lin(star.candidate_out, _gelu(_lin(star.candidate_hidden, S[b, c]))) for c in range(C)]
+        O = [
+            _lin(star.candidate_out, _gelu(_lin(star.candidate_hidden, S[b, c]))) for c in range(C)
+        ]
         core = []
         for j in range(star.d_core):
             col = [O[c][j] for c in range(C)]

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._checks import check_array, check_tensor, describe
 
-__all__ = ["as_tensor", "check_series"]
+__all__ = ["as_input", "as_tensor", "check_series"]
 
 
 def check_series(value: Any, name: str, *, ndim: int = 2) -> np.ndarray:
@@ -29,3 +29,16 @@ def as_tensor(value: Any, name: str, *, ndim: int, dtype: Any, device: Any = Non
         raise TypeError(f"{name} must be an array or tensor, got {describe(value)}")
     arr = check_series(value, name, ndim=ndim)
     return torch.as_tensor(arr, dtype=dtype, device=device)
+
+
+def as_input(value: Any, name: str, *, ndim: int, like: Any) -> Any:
+    """A floating tensor argument of a module: a tensor is checked and returned unchanged; an
+    array-like is checked and converted to the dtype and device of the tensor ``like``."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return check_tensor(value, name, ndim=ndim)
+    if value is None:
+        raise TypeError(f"{name} must be a tensor or array, got {describe(value)}")
+    arr = check_series(value, name, ndim=ndim)
+    return torch.as_tensor(arr, dtype=like.dtype, device=like.device)

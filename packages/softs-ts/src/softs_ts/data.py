@@ -162,7 +162,9 @@ class CSVData:
     marks: np.ndarray
 
 
-def load_csv(path, *, freq: str = "h", date_column: str = "date", parse_dates: bool = True) -> CSVData:
+def load_csv(
+    path, *, freq: str = "h", date_column: str = "date", parse_dates: bool = True
+) -> CSVData:
     """Read a file in the standard benchmark layout (``date`` column + one column per channel).
 
     The user supplies the file (ETTh1.csv, traffic.csv, ...); nothing is downloaded. Values must
@@ -199,5 +201,3 @@ def load_csv(path, *, freq: str = "h", date_column: str = "date", parse_dates: b
         dates = tuple(dt.datetime.fromisoformat(r[di].strip()) for r in rows[1:])
         marks = time_features(dates, freq=freq)
     return CSVData(values=values, names=names, dates=dates, marks=marks)
-
-

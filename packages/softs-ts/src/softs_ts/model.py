@@ -12,8 +12,8 @@ from ._checks import (
     check_generator,
     check_int,
     check_option,
-    check_tensor,
 )
+from ._validation import as_input
 from .star import POOLINGS, STAR
 
 __all__ = ["SOFTS", "ChannelLinear", "ITransformerLite", "SeriesMLP"]
@@ -63,19 +63,21 @@ class _EncoderBlock(nn.Module):
         return self.norm2(S + self.dropout(self.ff_out(y)))
 
 
-def _check_input(model: nn.Module, x: Tensor, x_mark: Tensor | None) -> None:
-    check_tensor(x, "x", ndim=3)
+def _check_input(model: nn.Module, x, x_mark):
+    like = next(model.parameters())
+    x = as_input(x, "x", ndim=3, like=like)
     if x.shape[1] != model.seq_len:
         raise ValueError(
             f"x must have shape [B, seq_len={model.seq_len}, C], got shape {tuple(x.shape)}"
         )
     if x_mark is not None:
-        check_tensor(x_mark, "x_mark", ndim=3)
+        x_mark = as_input(x_mark, "x_mark", ndim=3, like=like)
         if x_mark.shape[:2] != x.shape[:2]:
             raise ValueError(
                 f"x_mark must have shape [B={x.shape[0]}, L={x.shape[1]}, F], "
                 f"got shape {tuple(x_mark.shape)}"
             )
+    return x, x_mark
 
 
 class _InvertedForecaster(nn.Module):
@@ -121,7 +123,7 @@ class _InvertedForecaster(nn.Module):
     ) -> Tensor:
         """Forecast ``[B, pred_len, C]`` from ``x [B, seq_len, C]`` and optional covariates
         ``x_mark [B, seq_len, F]`` (extra tokens, dropped at the output)."""
-        _check_input(self, x, x_mark)
+        x, x_mark = _check_input(self, x, x_mark)
         generator = check_generator(generator)
         C = x.shape[2]
         if self.use_norm:
@@ -281,7 +283,7 @@ class ChannelLinear(nn.Module):
         generator: torch.Generator | None = None,
     ) -> Tensor:
         """Forecast ``[B, pred_len, C]``; ``x_mark`` is accepted and ignored (no covariates)."""
-        _check_input(self, x, x_mark)
+        x, x_mark = _check_input(self, x, x_mark)
         check_generator(generator)
         if self.use_norm:
             mean = x.mean(dim=1, keepdim=True).detach()

@@ -6,7 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from ._checks import check_generator, check_int, check_option, check_tensor
+from ._checks import check_generator, check_int, check_option
+from ._validation import as_input
 
 __all__ = ["POOLINGS", "STAR"]
 
@@ -44,7 +45,7 @@ class STAR(nn.Module):
         return f"d_series={self.d_series}, d_core={self.d_core}, pooling={self.pooling!r}"
 
     def _check(self, S: Tensor) -> Tensor:
-        check_tensor(S, "S", ndim=3)
+        S = as_input(S, "S", ndim=3, like=self.candidate_out.weight)
         if S.shape[-1] != self.d_series:
             raise ValueError(
                 f"S must have shape [B, C, {self.d_series}] (d_series), got shape {tuple(S.shape)}"
@@ -77,13 +78,13 @@ class STAR(nn.Module):
 
     def core(self, S: Tensor, *, generator: torch.Generator | None = None) -> Tensor:
         """The pooled core ``[B, d_core]`` (a random draw in training mode with stochastic pooling)."""
-        self._check(S)
+        S = self._check(S)
         generator = check_generator(generator)
         return self._pool(*self._candidates(S), generator)
 
     def forward(self, S: Tensor, *, generator: torch.Generator | None = None) -> Tensor:
         """Fused series ``[B, C, d_series]``: every channel's token fused with the shared core."""
-        self._check(S)
+        S = self._check(S)
         generator = check_generator(generator)
         core = self._pool(*self._candidates(S), generator)
         core = core.unsqueeze(1).expand(-1, S.shape[1], -1)

@@ -201,6 +201,8 @@ def predict(model: nn.Module, X, x_mark=None, *, batch_size: int = 256) -> np.nd
     outs = []
     with torch.no_grad():
         for s in range(0, len(Xt), batch_size):
-            outs.append(model(Xt[s : s + batch_size], None if Mt is None else Mt[s : s + batch_size]))
+            outs.append(
+                model(Xt[s : s + batch_size], None if Mt is None else Mt[s : s + batch_size])
+            )
     model.train(was_training)
     return torch.cat(outs).cpu().numpy()
