@@ -29,7 +29,7 @@ def run(args):
     with torch.no_grad():
         for c in chans:
             x = torch.randn(1, 96, c)
-            t = {k: timeit_ms(lambda m=m: m(x), repeat=3).best_ms for k, m in models.items()}
+            t = {k: timeit_ms(lambda m=m, x=x: m(x), repeat=3).best_ms for k, m in models.items()}
             table.add(
                 c,
                 t["SOFTS"],

@@ -53,7 +53,7 @@ class STAR(nn.Module):
         return S
 
     def _candidates(self, S: Tensor) -> tuple[Tensor, Tensor]:
-        O = self.candidate_out(F.gelu(self.candidate_hidden(S)))  # noqa: E741
+        O = self.candidate_out(F.gelu(self.candidate_hidden(S)))
         return O, torch.softmax(O, dim=1)
 
     def candidates(self, S: Tensor) -> tuple[Tensor, Tensor]:
@@ -63,7 +63,7 @@ class STAR(nn.Module):
         """
         return self._candidates(self._check(S))
 
-    def _pool(self, O: Tensor, p: Tensor, generator: torch.Generator | None) -> Tensor:  # noqa: E741
+    def _pool(self, O: Tensor, p: Tensor, generator: torch.Generator | None) -> Tensor:
         pooling = self.pooling
         if pooling == "mean":
             return O.mean(dim=1)
