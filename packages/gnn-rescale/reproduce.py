@@ -20,9 +20,18 @@ def _fmt(v):
     return "never" if v is None else str(v)
 
 
-def _run(seed, *, n, homophily, dims, crit=None, lr=0.01, epochs, focus=None):
+CHANCE = 0.25  # 4 balanced classes
+# The synthetic tasks (the paper's benchmarks are not downloaded). Both are learnable well above
+# chance by the GAT: the heterophilic graph sends its other-class edges to one partner class (as
+# in roman-empire, the neighbourhood says which class a node is), and the features are noisy
+# enough (signal 1, noise sd 1 in 32 dims) that the graph matters.
+HETERO = dict(homophily=0.2, mixing="paired", signal=1.0)
+HOMO = dict(homophily=0.8, mixing="uniform", signal=0.5)
+
+
+def _run(seed, *, n, graph, dims, crit=None, lr=0.01, epochs, focus=None):
     g = torch.Generator().manual_seed(seed)
-    d = gr.data.csbm(n, 4, homophily=homophily, avg_degree=8, feat_dim=32, signal=3.0, generator=g)
+    d = gr.data.csbm(n, 4, avg_degree=8, feat_dim=32, generator=g, **graph)
     masks = gr.data.random_split(n, train=0.5, val=0.25, generator=g)
     torch.manual_seed(seed)
     m = gr.GATv2Net(dims)
@@ -35,12 +44,18 @@ def _run(seed, *, n, homophily, dims, crit=None, lr=0.01, epochs, focus=None):
     )
 
 
+def _valid(test_acc):
+    """A comparison is only a test of the claim if the baseline learns: test accuracy at least
+    twice chance (the runs of the first session were near chance and said nothing)."""
+    return test_acc >= 2 * CHANCE
+
+
 def _test_at_best_val(res):
     i = max(range(len(res.val_acc)), key=res.val_acc.__getitem__)
     return res.test_acc[i]
 
 
-def _balance_claims():
+def _balance_claims(quick):
     torch.manual_seed(0)
     m = gr.GATv2Net([16, 64, 64, 64, 64, 4]).double()
     hist = [gr.imbalance(m)]
@@ -55,9 +70,25 @@ def _balance_claims():
         holds=ok,
         note=f"Xavier-normal init, start {hist[0]:.2f}; monotone decrease: {ok}",
     )
+    ll, need = [], []
+    for seed in range(1 if quick else 10):
+        gr.init.looks_linear_orthogonal_(m, generator=torch.Generator().manual_seed(seed))
+        h = [gr.imbalance(m)]
+        for _ in range(20):
+            gr.balance_weight_norms_(m, n_iter=1)
+            h.append(gr.imbalance(m))
+        ll.append(h[10])
+        need.append(next((i for i, v in enumerate(h) if v < 1e-2), None))
+    yield Claim(
+        "DR_W from looks-linear init: max relative imbalance < 1e-2 after 10 sweeps",
+        paper="< 1e-2 after 10 sweeps (issue)",
+        measured=f"{min(ll):.2e} .. {max(ll):.2e} ({len(ll)} inits)",
+        holds=max(ll) < 1e-2,
+        note=f"sweeps needed to reach < 1e-2: {sorted(set(map(_fmt, need)))}; start "
+        f"{h[0]:.2f}, per-sweep ratio at sweep 10: {h[10] / h[9]:.2f}; same sweep as the authors'",
+    )
     gr.init.looks_linear_orthogonal_(m, generator=torch.Generator().manual_seed(0))
     gr.balance_weight_norms_(m)
-    ll10 = gr.imbalance(m)
     x = torch.randn(200, 16, dtype=torch.float64)
     ei = torch.randint(0, 200, (2, 1600))
     F.cross_entropy(m(x, ei), torch.randint(0, 4, (200,))).backward()
@@ -68,7 +99,7 @@ def _balance_claims():
         paper="balanced (Eq. 4)",
         measured=f"[{float(r.min()):.3f}, {float(r.max()):.3f}]",
         holds=0.8 <= float(r.min()) and float(r.max()) <= 1.25,
-        note=f"looks-linear init; its DR_W imbalance after 10 sweeps: {ll10:.1e}",
+        note="looks-linear init, after DR_W",
     )
 
 
@@ -121,76 +152,113 @@ def _focus_claim():
     )
 
 
-def claims(args):
-    torch.set_num_threads(1)
-    quick = args.quick
-    yield from _balance_claims()
-    yield from _conservation_claim()
-    yield from _focus_claim()
+def _median_epochs(v, epochs):
+    return statistics.median(epochs + 1 if e is None else e for e in v)
 
-    n, width, epochs = (60, 8, 12) if quick else (300, 24, 150)
+
+def _heterophily_claim(quick):
+    n, width, epochs = (80, 8, 15) if quick else (500, 16, 250)
     seeds = [0] if quick else [0, 1, 2]
-    dims5 = [32] + [width] * 4 + [4]
+    dims = [32] + [width] * 4 + [4]
     ep, te = {}, {}
     for crit in (None, "rg"):
-        runs = [_run(s, n=n, homophily=0.2, dims=dims5, crit=crit, epochs=epochs) for s in seeds]
+        runs = [_run(s, n=n, graph=HETERO, dims=dims, crit=crit, epochs=epochs) for s in seeds]
         ep[crit] = [r.epochs_to(0.95) for r in runs]
         te[crit] = statistics.mean(_test_at_best_val(r) for r in runs)
-
-    def med(v):
-        return statistics.median(epochs + 1 if e is None else e for e in v)
-
-    holds = med(ep["rg"]) < med(ep[None]) and te["rg"] >= te[None] - 0.01
+    m_rg, m_base = _median_epochs(ep["rg"], epochs), _median_epochs(ep[None], epochs)
+    note = (
+        f"N={n}, width {width}, {epochs} epochs, {len(seeds)} seeds, epochs to 95% per seed "
+        f"{list(map(_fmt, ep['rg']))} vs {list(map(_fmt, ep[None]))}; test acc at best val "
+        f"(chance {100 * CHANCE:.0f})"
+    )
+    if _valid(te[None]):
+        holds = m_rg < m_base and te["rg"] >= te[None] - 0.01
+    else:
+        holds, note = None, note + "; baseline near chance: not a valid test"
     yield Claim(
         "heterophily (h=0.2, 5-layer GAT): DR_RG reaches 95% train acc in fewer epochs, test acc "
         "not worse by > 1 pt",
         paper="faster training, better generalisation (roman-empire, amazon-ratings, ...)",
-        measured=f"median epochs {med(ep['rg'])} vs {med(ep[None])}; test "
+        measured=f"median epochs {m_rg} vs {m_base}; test "
         f"{100 * te['rg']:.1f} vs {100 * te[None]:.1f}",
         holds=holds,
-        note=f"N={n}, width {width}, {len(seeds)} seeds, per seed {list(map(_fmt, ep['rg']))} vs "
-        f"{list(map(_fmt, ep[None]))}",
+        note=note,
     )
 
-    dims2 = [32, width * 2, 4]
-    hom_seeds = seeds
+
+def _homophily_claim(quick):
+    n, epochs = (80, 15) if quick else (500, 100)
+    seeds = [0] if quick else [0, 1, 2]
+    dims = [32, 16, 4]
     reach = {0: [], 1: []}
-    for s in hom_seeds:
-        base = _run(s, n=n, homophily=0.8, dims=dims2, epochs=epochs)
+    base_at, base_test = [], []
+    for s in seeds:
+        base = _run(s, n=n, graph=HOMO, dims=dims, epochs=epochs)
         target = max(base.val_acc)
+        base_at.append(base.val_acc.index(target))
+        base_test.append(_test_at_best_val(base))
         for layer in (0, 1):
-            r = _run(s, n=n, homophily=0.8, dims=dims2, epochs=epochs, focus=layer)
+            r = _run(s, n=n, graph=HOMO, dims=dims, epochs=epochs, focus=layer)
             hit = next((i for i, v in enumerate(r.val_acc) if v >= target), None)
             reach[layer].append(epochs + 1 if hit is None else hit)
     m0, m1 = statistics.median(reach[0]), statistics.median(reach[1])
+    bt = statistics.mean(base_test)
+    note = (
+        f"N={n}, dims {dims}, factor 0.1 (compensated), {epochs} epochs; per seed {reach[0]} vs "
+        f"{reach[1]} ({epochs + 1} = never); the baseline reaches its best at {base_at}, test "
+        f"acc {100 * bt:.1f} (chance {100 * CHANCE:.0f})"
+    )
+    if _valid(bt):
+        holds = m0 < m1
+    else:
+        holds, note = None, note + "; baseline near chance: not a valid test"
     yield Claim(
         "homophily (h=0.8, 2-layer GAT): focusing on layer 1 reaches the baseline's best val acc "
         "in fewer epochs than focusing on layer 2",
         paper="homophilic graphs prefer learning the first layer first",
         measured=f"median epochs {m0} vs {m1}",
-        holds=m0 < m1,
-        note=f"factor 0.1; per seed {reach[0]} vs {reach[1]} ({epochs + 1} = never)",
-    )
-
-    lr_seeds = [0] if quick else [0, 1, 2, 3, 4]
-    fails = {}
-    for crit in (None, "rg"):
-        runs = [
-            _run(s, n=n, homophily=0.2, dims=dims5, crit=crit, lr=0.05, epochs=epochs)
-            for s in lr_seeds
-        ]
-        fails[crit] = sum(r.diverged or r.epochs_to(0.9) is None for r in runs)
-    if fails[None] == 0 and fails["rg"] == 0:
-        holds, note = None, "no run diverged or plateaued at this scale: not checkable"
-    else:
-        holds, note = fails["rg"] < fails[None], "fail = NaN loss or train acc never reaches 90%"
-    yield Claim(
-        "lr 0.05: fewer seeds diverge/plateau with DR_RG than without",
-        paper="balance supports larger learning rates",
-        measured=f"{fails['rg']}/{len(lr_seeds)} vs {fails[None]}/{len(lr_seeds)}",
         holds=holds,
         note=note,
     )
+
+
+def _lr_claim(quick):
+    n, width, epochs = (80, 8, 15) if quick else (500, 16, 150)
+    seeds = [0] if quick else [0, 1, 2, 3, 4]
+    dims = [32] + [width] * 4 + [4]
+    fails, te = {}, {}
+    for crit in (None, "rg"):
+        runs = [
+            _run(s, n=n, graph=HETERO, dims=dims, crit=crit, lr=0.05, epochs=epochs)
+            for s in seeds
+        ]
+        fails[crit] = sum(r.diverged or r.epochs_to(0.9) is None for r in runs)
+        te[crit] = statistics.mean(_test_at_best_val(r) for r in runs)
+    note = (
+        f"fail = NaN loss or train acc never reaches 90% in {epochs} epochs; heterophilic task as "
+        f"above; test acc at best val {100 * te['rg']:.1f} vs {100 * te[None]:.1f}"
+    )
+    if fails[None] == 0 and fails["rg"] == 0:
+        holds, note = None, note + "; no run failed: not checkable"
+    else:
+        holds = fails["rg"] < fails[None]
+    yield Claim(
+        "lr 0.05: fewer seeds diverge/plateau with DR_RG than without",
+        paper="balance supports larger learning rates",
+        measured=f"{fails['rg']}/{len(seeds)} vs {fails[None]}/{len(seeds)}",
+        holds=holds,
+        note=note,
+    )
+
+
+def claims(args):
+    torch.set_num_threads(1)
+    yield from _balance_claims(args.quick)
+    yield from _conservation_claim()
+    yield from _focus_claim()
+    yield from _heterophily_claim(args.quick)
+    yield from _homophily_claim(args.quick)
+    yield from _lr_claim(args.quick)
 
 
 main = reproduce_cli(

@@ -70,6 +70,7 @@ CASES = [
     k(suite.OutOfRange, gr.data.csbm, "avg_degree", 10, 2, values=NOT_POSITIVE),
     k(suite.Int, gr.data.csbm, "feat_dim", 10, 2, minimum=1),
     k(suite.Number, gr.data.csbm, "signal", 10, 2),
+    k(suite.Option, gr.data.csbm, "mixing", 10, 2, valid=frozenset({"uniform", "paired"})),
     k(suite.Int, gr.data.random_split, "n", minimum=3),
     k(suite.Number, gr.data.random_split, "train", 10),
     k(suite.Number, gr.data.random_split, "val", 10),

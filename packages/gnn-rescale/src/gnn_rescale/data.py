@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import torch
 
-from ._checks import check_float, check_generator, check_int
+from ._checks import check_float, check_generator, check_int, check_option
 
 __all__ = ["NodeData", "csbm", "random_split"]
 
@@ -27,18 +27,26 @@ def csbm(
     avg_degree: float = 10.0,
     feat_dim: int = 16,
     signal: float = 1.0,
+    mixing: str = "uniform",
     generator: torch.Generator | None = None,
 ) -> NodeData:
     """A CSBM graph: balanced random labels; each node draws about ``avg_degree / 2`` edges, a
     fraction ``homophily`` of them to its own class and the rest to other classes (so the edge
     homophily is about ``homophily``); duplicates and self-loops removed, both directions
-    stored. Features: class mean (unit vectors times ``signal``) plus standard normal noise."""
+    stored. ``mixing`` says where the other-class edges go: ``"uniform"`` over the other classes,
+    or ``"paired"`` to one partner class (``c xor 1``; needs an even ``num_classes``), which
+    makes a heterophilic neighbourhood informative about the node's class, as in heterophilic
+    benchmarks such as roman-empire. Features: class mean (unit vectors times ``signal``) plus
+    standard normal noise."""
     n = check_int(n, "n", minimum=2)
     num_classes = check_int(num_classes, "num_classes", minimum=2, maximum=n)
     homophily = check_float(homophily, "homophily", minimum=0.0, maximum=1.0)
     avg_degree = check_float(avg_degree, "avg_degree", minimum=0.0, min_inclusive=False)
     feat_dim = check_int(feat_dim, "feat_dim", minimum=1)
     signal = check_float(signal, "signal", minimum=0.0)
+    mixing = check_option(mixing, "mixing", ("uniform", "paired"))
+    if mixing == "paired" and num_classes % 2:
+        raise ValueError(f'mixing="paired" needs an even num_classes, got {num_classes}')
     generator = check_generator(generator)
     y = torch.randperm(n, generator=generator) % num_classes
     m = max(1, round(n * avg_degree / 2))
@@ -50,6 +58,8 @@ def csbm(
         c = int(y[src[i]])
         if same[i]:
             pool = by_class[c]
+        elif mixing == "paired":
+            pool = by_class[c ^ 1]
         else:
             other = int(torch.randint(0, num_classes - 1, (1,), generator=generator))
             pool = by_class[other + (other >= c)]
