@@ -126,8 +126,9 @@ def wta_crs_matmul_grad(
     mass = p[rest].sum()
     if rest.size and mass > 0:
         m = k - c
-        draws = gen.choice(rest, size=m, p=p[rest] / mass)
-        counts = np.bincount(draws, minlength=p.shape[0])
+        q = p.copy()
+        q[winners] = 0.0
+        counts = np.bincount(gen.choice(p.shape[0], size=m, p=q / mass), minlength=p.shape[0])
         hit = np.flatnonzero(counts)
         scale[hit] += counts[hit] * mass / (m * p[hit])
     rows = np.flatnonzero(scale)
