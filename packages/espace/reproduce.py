@@ -181,7 +181,8 @@ def _retrain(model, steps, seed):
         ids = torch.from_numpy(tl.lm_batch(rng, 8, 64))
         logits = model(ids).logits
         loss = nn.functional.cross_entropy(
-            logits[:, :-1].reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1),
+            logits[:, :-1].reshape(-1, logits.shape[-1]),
+            ids[:, 1:].reshape(-1),
             ignore_index=tl.PAD_ID,
         )
         opt.zero_grad(set_to_none=True)
@@ -199,7 +200,8 @@ def _compress_weight_svd(model, ranks, stats=None):
     for name, L in ranks.items():
         layer = model.get_submodule(name)
         new = (
-            espace.svd_linear(layer, L) if stats is None
+            espace.svd_linear(layer, L)
+            if stats is None
             else espace.whitened_svd(layer, stats[name], L)
         )
         _set_module(model, name, new)
@@ -253,8 +255,12 @@ def tinylm_claims(args):
         gap_before = ppl[best] - base_ppl
         closed = (ppl[best] - after) / gap_before if gap_before > 0 else float("nan")
         DETAILS[f"tinylm_{int(ratio * 100)}"] = {
-            "ranks": ranks, "ppl": ppl, "best": best, "retrained": after,
-            "exported": exported, "gap_closed": closed,
+            "ranks": ranks,
+            "ppl": ppl,
+            "best": best,
+            "retrained": after,
+            "exported": exported,
+            "gap_closed": closed,
         }
         yield Claim(
             f"{int(ratio * 100)} % compression: {steps} retraining steps (P frozen) close >= 50 % "

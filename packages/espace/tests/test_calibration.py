@@ -14,9 +14,7 @@ def _hooked_inputs(model, names, run):
     seen = {n: [] for n in names}
     modules = dict(model.named_modules())
     hs = [
-        modules[n].register_forward_hook(
-            lambda m, a, o, n=n: seen[n].append(a[0].detach().clone())
-        )
+        modules[n].register_forward_hook(lambda m, a, o, n=n: seen[n].append(a[0].detach().clone()))
         for n in names
     ]
     try:

@@ -59,7 +59,9 @@ def test_discarded_eigenvalues_equal_projection_error():
         P = projection_from_stats(C, L).numpy()
         err = np.mean(np.sum((X - X @ P @ P.T) ** 2, axis=1))
         assert math.isclose(err, w[L:].sum(), rel_tol=1e-8)
-        R = random_projection(10, L, dtype=torch.float64, generator=torch.Generator().manual_seed(L))
+        R = random_projection(
+            10, L, dtype=torch.float64, generator=torch.Generator().manual_seed(L)
+        )
         err_r = np.mean(np.sum((X - X @ R.numpy() @ R.numpy().T) ** 2, axis=1))
         assert err <= err_r
 

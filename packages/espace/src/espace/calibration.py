@@ -135,8 +135,12 @@ def _batch_parts(batch: Any, index: int, device: torch.device):
         ids, mask, labels = batch["input_ids"], batch.get("attention_mask"), batch.get("labels")
     else:
         ids, mask, labels = batch, None, None
-    ids = check_tensor(ids, label if not isinstance(batch, dict) else f"{label}['input_ids']",
-                       ndim=(1, 2), dtype="integer")
+    ids = check_tensor(
+        ids,
+        label if not isinstance(batch, dict) else f"{label}['input_ids']",
+        ndim=(1, 2),
+        dtype="integer",
+    )
     if ids.ndim == 1:
         ids = ids.unsqueeze(0)
     if mask is not None:

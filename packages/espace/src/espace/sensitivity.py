@@ -27,8 +27,9 @@ def layer_sensitivity(
     model = check_module(model, "model")
     eval_fn = check_callable(eval_fn, "eval_fn")
     if not isinstance(candidates, dict):
-        raise TypeError(f"candidates must be a dict {{calibrator: {{layer: P}}}}, got "
-                        f"{describe(candidates)}")
+        raise TypeError(
+            f"candidates must be a dict {{calibrator: {{layer: P}}}}, got {describe(candidates)}"
+        )
     if not candidates:
         raise ValueError("candidates must hold at least one calibrator, got an empty dict")
     modules = dict(model.named_modules())
@@ -56,16 +57,17 @@ def layer_sensitivity(
 def select_calibrators(table: dict[str, dict[str, float]]) -> dict[str, str]:
     """The calibrator with the lowest measured value per layer (ties: the first listed)."""
     if not isinstance(table, dict):
-        raise TypeError(f"table must be a dict {{layer: {{calibrator: value}}}}, got "
-                        f"{describe(table)}")
+        raise TypeError(
+            f"table must be a dict {{layer: {{calibrator: value}}}}, got {describe(table)}"
+        )
     if not table:
         raise ValueError("table must hold at least one layer, got an empty dict")
     choice: dict[str, str] = {}
     for name, row in table.items():
         if not isinstance(row, dict) or not row:
             raise ValueError(f"table[{name!r}] must be a non-empty dict, got {describe(row)}")
-        values = {k: check_float(v, f"table[{name!r}][{k!r}]", finite=False) for k, v in row.items()}
+        values = {
+            k: check_float(v, f"table[{name!r}][{k!r}]", finite=False) for k, v in row.items()
+        }
         choice[name] = min(values, key=lambda k: values[k])
     return choice
-
-
