@@ -87,7 +87,6 @@ class _InvertedForecaster(nn.Module):
         self,
         seq_len: int,
         pred_len: int,
-        *,
         d_model: int,
         d_ff: int,
         e_layers: int,
@@ -172,17 +171,11 @@ class SOFTS(_InvertedForecaster):
         d_core = check_int(d_core, "d_core", minimum=1)
         pooling = check_option(pooling, "pooling", POOLINGS)
         d = check_int(d_model, "d_model", minimum=1)
-        super().__init__(
-            seq_len,
-            pred_len,
-            d_model=d,
-            d_ff=d_ff,
-            e_layers=e_layers,
-            dropout=dropout,
-            use_norm=use_norm,
-            activation=activation,
-            make_mixer=lambda: STAR(d, d_core, pooling=pooling),
-        )
+
+        def mixer() -> nn.Module:
+            return STAR(d, d_core, pooling=pooling)
+
+        super().__init__(seq_len, pred_len, d, d_ff, e_layers, dropout, use_norm, activation, mixer)
         self.d_core = d_core
         self.pooling = pooling
 
@@ -203,17 +196,11 @@ class SeriesMLP(_InvertedForecaster):
         activation: str = "gelu",
     ) -> None:
         d = check_int(d_model, "d_model", minimum=1)
-        super().__init__(
-            seq_len,
-            pred_len,
-            d_model=d,
-            d_ff=d_ff,
-            e_layers=e_layers,
-            dropout=dropout,
-            use_norm=use_norm,
-            activation=activation,
-            make_mixer=lambda: _TokenMLP(d),
-        )
+
+        def mixer() -> nn.Module:
+            return _TokenMLP(d)
+
+        super().__init__(seq_len, pred_len, d, d_ff, e_layers, dropout, use_norm, activation, mixer)
 
 
 class ITransformerLite(_InvertedForecaster):
@@ -236,17 +223,11 @@ class ITransformerLite(_InvertedForecaster):
         heads = check_int(n_heads, "n_heads", minimum=1)
         if d % heads:
             raise ValueError(f"n_heads must divide d_model={d}, got {heads}")
-        super().__init__(
-            seq_len,
-            pred_len,
-            d_model=d,
-            d_ff=d_ff,
-            e_layers=e_layers,
-            dropout=dropout,
-            use_norm=use_norm,
-            activation=activation,
-            make_mixer=lambda: _ChannelAttention(d, heads),
-        )
+
+        def mixer() -> nn.Module:
+            return _ChannelAttention(d, heads)
+
+        super().__init__(seq_len, pred_len, d, d_ff, e_layers, dropout, use_norm, activation, mixer)
         self.n_heads = heads
 
 
