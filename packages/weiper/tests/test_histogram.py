@@ -22,9 +22,13 @@ def test_histogram_rows_equals_numpy_histogram_per_row(seed, shape, n_bins, dtyp
     rng = np.random.default_rng(seed)
     V = (rng.normal(size=shape) * 2).astype(dtype)
     lo, width = bounds
-    H = weiper.histogram_rows(V, lo, lo + width, n_bins)
-    expected = np.array([hist(v, lo, lo + width, n_bins) for v in V])
-    np.testing.assert_array_equal(H, expected)
+    try:
+        expected = np.array([hist(v, lo, lo + width, n_bins) for v in V])
+    except ValueError:  # numpy: "Too many bins for data range" (float32, tiny width)
+        with pytest.raises(ValueError, match="n_bins"):
+            weiper.histogram_rows(V, lo, lo + width, n_bins)
+        return
+    np.testing.assert_array_equal(weiper.histogram_rows(V, lo, lo + width, n_bins), expected)
 
 
 def test_values_on_the_edges_fall_as_in_numpy():
