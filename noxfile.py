@@ -65,6 +65,12 @@ def _env(package: str, session_kind: str) -> dict[str, str]:
     # Let each session's venv cache bytecode: with PYTHONDONTWRITEBYTECODE set (as on some
     # machines), every process that imports torch recompiles it (seconds per subprocess).
     env.setdefault("PYTHONDONTWRITEBYTECODE", "")
+    if session_kind == "tests":
+        # Tests run small tensors: with several BLAS/OpenMP threads on a shared or loaded machine
+        # they wait on each other (pheno-impute, scalegmn measured 12-30x slower at 2 threads under
+        # load). One thread per test process; timing sessions (bench, reproduce) are left alone.
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(var, "1")
     return env
 
 
