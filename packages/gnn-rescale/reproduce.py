@@ -189,7 +189,7 @@ def _heterophily_claim(quick):
 def _homophily_claim(quick):
     n, epochs = (80, 15) if quick else (500, 100)
     seeds = [0] if quick else [0, 1, 2]
-    dims = [32, 16, 4]
+    dims = [32, 32, 4]
     reach = {0: [], 1: []}
     base_at, base_test = [], []
     for s in seeds:
