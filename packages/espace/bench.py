@@ -28,12 +28,12 @@ def run(args):
         lin = nn.Linear(d, d, bias=False)
         x = torch.randn(tokens, d, generator=g)
         with torch.no_grad():
-            dense = timeit_ms(lambda: lin(x), repeat=repeat)
+            dense = timeit_ms(lambda lin=lin, x=x: lin(x), repeat=repeat)
             for comp in (0.2, 0.5):
                 L = espace.rank_for_compression(d, d, comp)
                 P = espace.random_projection(d, L, generator=g)
                 layer = espace.ProjectedLinear.from_linear(lin, P, mode="inference")
-                ours = timeit_ms(lambda: layer(x), repeat=repeat)
+                ours = timeit_ms(lambda layer=layer, x=x: layer(x), repeat=repeat)
                 table.add(
                     d,
                     tokens,

@@ -194,7 +194,6 @@ def _retrain(model, steps, seed):
 
 def _compress_weight_svd(model, ranks, stats=None):
     import espace
-
     from espace.layers import _set_module
 
     for name, L in ranks.items():
@@ -209,9 +208,9 @@ def _compress_weight_svd(model, ranks, stats=None):
 
 
 def tinylm_claims(args):
-    import papershelf_tinylm as tl
-
     import espace
+
+    import papershelf_tinylm as tl
 
     torch.manual_seed(0)
     base = _tiny_lm(args.quick)

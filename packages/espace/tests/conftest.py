@@ -1,5 +1,11 @@
-import pytest
-import torch
+import os
+
+# numpy's BLAS threads only spin on a shared 2-core machine (set before numpy loads it)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
 
 # tiny models: threads only add contention on a shared 2-core machine
 torch.set_num_threads(1)

@@ -3,8 +3,6 @@
 import numpy as np
 import pytest
 import torch
-from torch import nn
-
 from espace import (
     ActivationStats,
     LowRankLinear,
@@ -20,6 +18,8 @@ from espace import (
     whitened_svd,
 )
 from hypothesis import strategies as st
+from torch import nn
+
 from papershelf_harness import suite
 from papershelf_harness.suite import Array, Flag, Int, Mismatch, Number, Option, OutOfRange, Values
 from papershelf_harness.testing import assert_rejects

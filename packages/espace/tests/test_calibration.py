@@ -4,9 +4,8 @@ import re
 
 import pytest
 import torch
-from torch import nn
-
 from espace import ActivationStats, calibrate, default_targets
+from torch import nn
 
 
 def _hooked_inputs(model, names, run):
@@ -94,7 +93,7 @@ def _naive_nl(model, batches, name, normalize=False):
     for ids in batches:
         store = {}
 
-        def pre(m, args):
+        def pre(m, args, store=store):
             x = args[0].detach().requires_grad_(True)
             store["x"] = x
             return (x,)

@@ -3,8 +3,6 @@
 import numpy as np
 import pytest
 import torch
-from torch import nn
-
 from espace import (
     LowRankLinear,
     ProjectedLinear,
@@ -14,6 +12,7 @@ from espace import (
     svd_linear,
     whitened_svd,
 )
+from torch import nn
 
 
 def _linear(K=12, N=9, bias=True, seed=0):

@@ -5,7 +5,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from espace import projection_from_stats, random_projection, rank_for_compression
 
 

@@ -28,7 +28,7 @@ def is_conv1d(module: Any) -> bool:
         isinstance(module, nn.Module)
         and type(module).__name__ == "Conv1D"
         and isinstance(getattr(module, "weight", None), torch.Tensor)
-        and getattr(module, "weight").ndim == 2
+        and module.weight.ndim == 2
     )
 
 
