@@ -132,3 +132,12 @@ def test_channel_linear_matches_manual_dlinear():
     ref = ref.transpose(0, 2, 1) + x.mean(1, keepdim=True).numpy()
     with torch.no_grad():
         np.testing.assert_allclose(m(x).numpy(), ref, atol=1e-10)
+
+
+def test_array_input_equals_tensor_input():
+    m = small()
+    x = np.random.default_rng(0).normal(size=(2, L, 3))
+    with torch.no_grad():
+        a = m(x)
+        b = m(torch.as_tensor(x, dtype=torch.float32))
+    assert a.dtype == torch.float32 and torch.equal(a, b)
