@@ -1,7 +1,6 @@
+import gnn_rescale as gr
 import pytest
 import torch
-
-import gnn_rescale as gr
 
 
 def _edge_classes(d):
@@ -22,7 +21,9 @@ def test_csbm_edge_homophily(mixing, h):
 
 
 def test_csbm_paired_sends_other_edges_to_the_partner_class():
-    d = gr.data.csbm(400, 6, homophily=0.3, mixing="paired", generator=torch.Generator().manual_seed(1))
+    d = gr.data.csbm(
+        400, 6, homophily=0.3, mixing="paired", generator=torch.Generator().manual_seed(1)
+    )
     ys, yt = _edge_classes(d)
     other = ys != yt
     assert bool(other.any())
