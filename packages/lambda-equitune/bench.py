@@ -14,10 +14,10 @@ CPU, ``torch.no_grad()``, best of several runs.
 
 from __future__ import annotations
 
-import torch
-from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
-
 import lambda_equitune as le
+import torch
+
+from papershelf_harness import RATIO_NOTE, Table, bench_cli, ratio, timeit_ms
 
 
 def run(args) -> Table:
@@ -38,12 +38,15 @@ def run(args) -> Table:
         with torch.no_grad():
             plain = timeit_ms(lambda: model(x), repeat=repeat).best_ms
             loop = timeit_ms(
-                lambda: [model(group.act(x, g)) for g in group.elements], repeat=repeat
+                lambda group=group: [model(group.act(x, g)) for g in group.elements],
+                repeat=repeat,
             ).best_ms
             for name, w in wrappers.items():
                 w.eval()
                 ours = timeit_ms(lambda w=w: w(x), repeat=repeat).best_ms
-                table.add(f"{type(group).__name__} (|G|={n})", name, plain, loop, ours, ratio(loop, ours))
+                table.add(
+                    f"{type(group).__name__} (|G|={n})", name, plain, loop, ours, ratio(loop, ours)
+                )
     table.notes = (
         "ratio = loop_ms / wrapper_ms, loop = |G| plain forwards (>= 0.83 meets 'wrapper <= 1.2x "
         "|G| plain forwards'). λ-EquiTune also runs its WeightNet on the features. " + RATIO_NOTE

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import copy
 
+import lambda_equitune as le
 import numpy as np
 import torch
-from papershelf_harness import Claim, reproduce_cli
 from torch import nn
 
-import lambda_equitune as le
+from papershelf_harness import Claim, reproduce_cli
 
 torch.set_num_threads(1)
 
@@ -36,7 +36,9 @@ def _digits(seed):
 
 def _rotate(x, seed):
     k = torch.randint(0, 4, (x.shape[0],), generator=torch.Generator().manual_seed(seed))
-    return torch.stack([torch.rot90(xi, int(ki), dims=(-2, -1)) for xi, ki in zip(x, k, strict=True)]), k
+    return torch.stack(
+        [torch.rot90(xi, int(ki), dims=(-2, -1)) for xi, ki in zip(x, k, strict=True)]
+    ), k
 
 
 def _loader(x, y, seed, *, batch=64, rotate=False):
@@ -69,7 +71,9 @@ def _pretrain(xtr, ytr, seed, steps):
 def _lambda_wrapper(model, seed):
     torch.manual_seed(seed + 7)
     return le.LambdaEquiTune(
-        model, le.Rot90(), le.WeightNet(model.n_features, hidden=100, dropout=0.5),
+        model,
+        le.Rot90(),
+        le.WeightNet(model.n_features, hidden=100, dropout=0.5),
         features=model.features,
     )
 
@@ -99,8 +103,12 @@ def run_seed(seed, *, pretrain_steps, lambda_steps, finetune_steps):
     ft = {}
     for name in ("equitune", "lambda"):
         backbone = copy.deepcopy(model).train()
-        wrapper = le.EquiTune(backbone, g) if name == "equitune" else _lambda_wrapper(backbone, seed)
-        le.finetune(wrapper, _loader(xtr, ytr, seed + 3, rotate=True), steps=finetune_steps, lr=1e-3)
+        wrapper = (
+            le.EquiTune(backbone, g) if name == "equitune" else _lambda_wrapper(backbone, seed)
+        )
+        le.finetune(
+            wrapper, _loader(xtr, ytr, seed + 3, rotate=True), steps=finetune_steps, lr=1e-3
+        )
         ft[name] = _acc(wrapper, xrot, yte)
     r["ft_equitune"], r["ft_lambda"] = ft["equitune"], ft["lambda"]
     return r

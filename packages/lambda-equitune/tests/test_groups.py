@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-
 from lambda_equitune import groups as G
 
 IMAGE_GROUPS = [G.Trivial(), G.Rot90(), G.HFlip(), G.VFlip(), G.Rot180Flip(), G.D4()]
@@ -95,8 +94,15 @@ def test_token_swap_axioms():
 
 @pytest.mark.parametrize(
     "pairs, exc",
-    [([], ValueError), ([(1, 1)], ValueError), ([(1, 2), (2, 3)], ValueError), ("ab", TypeError),
-     ([(1, -2)], ValueError), ([(1.5, 2)], TypeError), ([(1, 2, 3)], TypeError)],
+    [
+        ([], ValueError),
+        ([(1, 1)], ValueError),
+        ([(1, 2), (2, 3)], ValueError),
+        ("ab", TypeError),
+        ([(1, -2)], ValueError),
+        ([(1.5, 2)], TypeError),
+        ([(1, 2, 3)], TypeError),
+    ],
 )
 def test_token_swap_bad_pairs(pairs, exc):
     with pytest.raises(exc, match="pairs"):

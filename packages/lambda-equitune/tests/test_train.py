@@ -1,9 +1,8 @@
 """fit_lambda trains λ only (backbone bitwise unchanged); finetune trains everything."""
 
+import lambda_equitune as le
 import torch
 from torch import nn
-
-import lambda_equitune as le
 
 
 def _data(n=32, seed=0):
@@ -21,12 +20,16 @@ def test_fit_lambda_trains_only_lambda_and_restores_requires_grad():
     torch.manual_seed(0)
     model = le.DigitsCNN(10, channels=2)
     model.head.weight.requires_grad_(False)  # a user's own freezing survives
-    w = le.LambdaEquiTune(model, le.Rot90(), le.WeightNet(model.n_features, hidden=8), features=model.features)
+    w = le.LambdaEquiTune(
+        model, le.Rot90(), le.WeightNet(model.n_features, hidden=8), features=model.features
+    )
     before_m, before_l = _snapshot(model), _snapshot(w.weight_net)
     res = le.fit_lambda(w, _data(), steps=6, lr=1e-2)
     assert res.steps == 6 and len(res.losses) == 6 and all(map(float.__instancecheck__, res.losses))
     assert all(torch.equal(a, b) for a, b in zip(before_m, _snapshot(model), strict=True))
-    assert any(not torch.equal(a, b) for a, b in zip(before_l, _snapshot(w.weight_net), strict=True))
+    assert any(
+        not torch.equal(a, b) for a, b in zip(before_l, _snapshot(w.weight_net), strict=True)
+    )
     assert [p.requires_grad for p in model.parameters()] == [
         p is not model.head.weight for p in model.parameters()
     ]
@@ -53,8 +56,9 @@ def test_fit_lambda_lowers_the_loss_when_lambda_can_pick_the_right_view():
     k = torch.arange(64) % 4
     x = torch.stack([torch.rot90(a, int(b), dims=(-2, -1)) for a, b in zip(x0, k, strict=True)])
     y = torch.zeros(64, dtype=torch.long)
-    w = le.LambdaEquiTune(Oracle(), le.Rot90(), nn.Sequential(nn.Flatten(), nn.Linear(16, 1)),
-                          features=lambda t: t)
+    w = le.LambdaEquiTune(
+        Oracle(), le.Rot90(), nn.Sequential(nn.Flatten(), nn.Linear(16, 1)), features=lambda t: t
+    )
     res = le.fit_lambda(w, [(x, y)], steps=150, lr=0.05)
     assert res.losses[-1] < 0.5 * res.losses[0]
     with torch.no_grad():

@@ -2,13 +2,12 @@
 
 import math
 
+import lambda_equitune as le
 import numpy as np
 import pytest
 import torch
-from torch import nn
-
-import lambda_equitune as le
 from lambda_equitune import groups as G
+from torch import nn
 
 GROUPS = [G.Rot90(), G.HFlip(), G.VFlip(), G.Rot180Flip(), G.D4()]
 
@@ -49,8 +48,12 @@ def _wrappers(model, group, **kw):
         le.EquiZero(model, group, proxy="max_prob", **kw),
         le.LambdaEquiTune(model, group, le.WeightNet(10, hidden=8), **kw),
         le.LambdaEquiTune(
-            model, group, le.WeightNet(model.n_features, hidden=8), features=model.features,
-            positivity="softmax", **kw,
+            model,
+            group,
+            le.WeightNet(model.n_features, hidden=8),
+            features=model.features,
+            positivity="softmax",
+            **kw,
         ),
     ]
 

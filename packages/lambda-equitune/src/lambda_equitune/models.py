@@ -46,7 +46,9 @@ class DigitsCNN(nn.Module):
 class MLP(nn.Module):
     """``Linear -> ReLU`` blocks then a linear output; flattens all but the batch dimension."""
 
-    def __init__(self, in_features: int, out_features: int, *, hidden: int = 64, depth: int = 2) -> None:
+    def __init__(
+        self, in_features: int, out_features: int, *, hidden: int = 64, depth: int = 2
+    ) -> None:
         super().__init__()
         in_features = check_int(in_features, "in_features", minimum=1)
         out_features = check_int(out_features, "out_features", minimum=1)

@@ -49,12 +49,18 @@ def _run(
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
     check_option(optimizer, "optimizer", ("adam", "sgd"))
     if loss_fn is not None and not callable(loss_fn):
-        raise TypeError(f"loss_fn must be None or a callable(output, target), got {describe(loss_fn)}")
+        raise TypeError(
+            f"loss_fn must be None or a callable(output, target), got {describe(loss_fn)}"
+        )
     loss_fn = loss_fn or F.cross_entropy
+    batches = _batches(loader)
     if not params:
         raise ValueError("wrapper has no trainable parameters for this loop")
-    opt = torch.optim.Adam(params, lr=lr) if optimizer == "adam" else torch.optim.SGD(params, lr=lr, momentum=0.9)
-    batches = _batches(loader)
+    opt = (
+        torch.optim.Adam(params, lr=lr)
+        if optimizer == "adam"
+        else torch.optim.SGD(params, lr=lr, momentum=0.9)
+    )
     was_training = wrapper.training
     wrapper.train()
     losses = []
@@ -85,8 +91,13 @@ def fit_lambda(
     """Train only ``wrapper.weight_net`` (a ``LambdaEquiTune``); the backbone (and a separate
     ``features`` module) stays frozen. ``loader`` yields ``(x, y)`` batches and is cycled;
     ``loss_fn(output, y)`` defaults to cross-entropy. Parameters' ``requires_grad`` is restored."""
-    if not (isinstance(wrapper, nn.Module) and isinstance(getattr(wrapper, "weight_net", None), nn.Module)):
-        raise TypeError(f"wrapper must be a LambdaEquiTune (with a weight_net), got {describe(wrapper)}")
+    if not (
+        isinstance(wrapper, nn.Module)
+        and isinstance(getattr(wrapper, "weight_net", None), nn.Module)
+    ):
+        raise TypeError(
+            f"wrapper must be a LambdaEquiTune (with a weight_net), got {describe(wrapper)}"
+        )
     lam = list(wrapper.weight_net.parameters())
     lam_ids = {id(p) for p in lam}
     frozen = [p for p in wrapper.parameters() if id(p) not in lam_ids]
@@ -94,8 +105,15 @@ def fit_lambda(
     for p in frozen:
         p.requires_grad_(False)
     try:
-        return _run(wrapper, loader, [p for p in lam if p.requires_grad], steps=steps, lr=lr,
-                    loss_fn=loss_fn, optimizer=optimizer)
+        return _run(
+            wrapper,
+            loader,
+            [p for p in lam if p.requires_grad],
+            steps=steps,
+            lr=lr,
+            loss_fn=loss_fn,
+            optimizer=optimizer,
+        )
     finally:
         for p, r in zip(frozen, saved, strict=True):
             p.requires_grad_(r)
