@@ -24,6 +24,11 @@ class TrainResult:
     steps: int
 
 
+def _check_pair(batch: Any) -> None:
+    if not (isinstance(batch, tuple | list) and len(batch) == 2):
+        raise TypeError(f"loader must yield (x, y) pairs, got {describe(batch)}")
+
+
 def _batches(loader: Any) -> Iterable:
     if not isinstance(loader, Iterable) or isinstance(loader, str | bytes | torch.Tensor):
         raise TypeError(f"loader must be an iterable of (x, y) batches, got {describe(loader)}")
@@ -32,6 +37,7 @@ def _batches(loader: Any) -> Iterable:
         item = next(first)
     except StopIteration:
         raise ValueError("loader must yield at least one (x, y) batch, got none") from None
+    _check_pair(item)
     return itertools.chain([item], first, itertools.chain.from_iterable(itertools.repeat(loader)))
 
 
@@ -66,8 +72,7 @@ def _run(
     losses = []
     try:
         for _, batch in zip(range(steps), batches, strict=False):
-            if not (isinstance(batch, tuple | list) and len(batch) == 2):
-                raise TypeError(f"loader must yield (x, y) pairs, got {describe(batch)}")
+            _check_pair(batch)
             x, y = batch
             opt.zero_grad()
             loss = loss_fn(wrapper(x), y)
