@@ -170,11 +170,24 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             self.phenotype_bias_ = np.zeros(0)
             self.code_embeddings_ = np.zeros((offset, dim))
             return self
+        self._raw_dim = 2 * (p - m) if self._biology == "raw" else 0
         links = self._code_links(X)
+        raw = self._raw_features(X)
         self._fit_phenotype_model(
-            X[:, :m], links, dim, layers, kd_weight, tau, epochs, lr, gen, seed
+            X[:, :m], links, raw, dim, layers, kd_weight, tau, epochs, lr, gen, seed
         )
         return self
+
+    def _raw_features(self, X):
+        """Raw-feature ablation input: per modality ``[x * mask, mask]`` (standardised, zero
+        filled), concatenated, (n, 2 n_features); (n, 0) for the full model."""
+        if self._biology != "raw":
+            return np.zeros((X.shape[0], 0))
+        parts = []
+        for start, stop in self._blocks:
+            xs, mask = self._standardised(X, start, stop)
+            parts += [xs * mask, mask.astype(np.float64)]
+        return np.hstack(parts) if parts else np.zeros((X.shape[0], 0))
 
     def _standardised(self, X, start, stop):
         m = self.n_phenotypes_
@@ -204,13 +217,16 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
                 links[present, self._code_offsets[b] + level * k + codes[:, level]] = 1.0
         return links
 
-    def _fit_phenotype_model(self, R, links, dim, layers, kd_weight, tau, epochs, lr, gen, seed):
+    def _fit_phenotype_model(
+        self, R, links, raw, dim, layers, kd_weight, tau, epochs, lr, gen, seed
+    ):
         dt = torch.float64
         n, m = R.shape
         observed = torch.as_tensor(~np.isnan(R))
         labels = torch.as_tensor(np.nan_to_num(R, nan=0.0), dtype=dt)
         positives = observed & (labels > 0.5)
         B = torch.as_tensor(links, dtype=dt)
+        F = torch.as_tensor(raw, dtype=dt)
         has_bio = B.sum(1) > 0
         # normalised co-occurrence propagation from the training graph (fixed)
         A = positives.to(dt)
@@ -223,7 +239,7 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         prev = prev.clamp(1e-3, 1 - 1e-3)  # initial value of the bias only
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed + 7919)
-            net = _PhenotypeModel(m, dim, layers, torch.log(prev / (1 - prev)))
+            net = _PhenotypeModel(m, dim, layers, torch.log(prev / (1 - prev)), self._raw_dim)
         opt = torch.optim.Adam(net.parameters(), lr=lr)
         code_count = B.sum(0).clamp(min=1)
         link_count = B.sum(1).clamp(min=1)
@@ -235,8 +251,11 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
             visible = (positives & ~hide).to(dt)
             E = net.propagated(P)
             h_phe = net.patient_phe(visible, E)
-            codes_emb = (B.T @ h_phe) / code_count[:, None]
-            h_bio = (B @ codes_emb) / link_count[:, None]
+            if self._raw_dim:
+                h_bio = net.raw_view(F, has_bio)
+            else:
+                codes_emb = (B.T @ h_phe) / code_count[:, None]
+                h_bio = (B @ codes_emb) / link_count[:, None]
             logits = net.scores(h_phe, h_bio, E)
             target = hide.to(dt)
             bce = torch.nn.functional.binary_cross_entropy_with_logits(
@@ -283,7 +302,12 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         with torch.no_grad():
             E = torch.as_tensor(self.phenotype_embeddings_)
             h_phe = self._net.patient_phe(visible, E)
-            h_bio = (B @ torch.as_tensor(self.code_embeddings_)) / B.sum(1).clamp(min=1)[:, None]
+            if self._raw_dim:
+                F = torch.as_tensor(self._raw_features(X), dtype=dt)
+                h_bio = self._net.raw_view(F, B.sum(1) > 0)
+            else:
+                C = torch.as_tensor(self.code_embeddings_)
+                h_bio = (B @ C) / B.sum(1).clamp(min=1)[:, None]
             return torch.sigmoid(self._net.scores(h_phe, h_bio, E)).numpy()
 
     def transform(self, X):
@@ -326,6 +350,17 @@ class MPIImputer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
 
     def __sklearn_is_fitted__(self):
         return hasattr(self, "loss_curve_")
+
+    _biology = "factors"  # "raw" in the ablation below
+
+
+class _RawFeatureMPIImputer(MPIImputer):
+    """Ablation (paper: "w/o RQ"), not public API: the biological view is a learned linear map
+    of the raw standardised features and their missingness mask (zero for a patient without
+    biology) instead of the residual-quantized factors and their code nodes. Everything else
+    (autoencoders for feature filling, phenotype view, score, distillation) is unchanged."""
+
+    _biology = "raw"
 
 
 def _blocks(m, sizes):
@@ -374,7 +409,7 @@ class _Autoencoder(torch.nn.Module):
 class _PhenotypeModel(torch.nn.Module):
     """Phenotype embeddings, LightGCN-style propagation, two-view scores, distillation heads."""
 
-    def __init__(self, m, dim, layers, bias):
+    def __init__(self, m, dim, layers, bias, raw_dim=0):
         super().__init__()
         dt = torch.float64
         self.layers = layers
@@ -385,6 +420,11 @@ class _PhenotypeModel(torch.nn.Module):
         self.bio_map = torch.nn.Parameter(torch.eye(dim, dtype=dt))
         self.head_phe = torch.nn.Linear(dim, dim, dtype=dt)
         self.head_bio = torch.nn.Linear(dim, dim, dtype=dt)
+        # raw-feature ablation only: a learned linear view of the raw features
+        self.raw_proj = torch.nn.Linear(raw_dim, dim, dtype=dt) if raw_dim else None
+
+    def raw_view(self, F, has_bio):
+        return self.raw_proj(F) * has_bio.to(F.dtype)[:, None]
 
     def propagated(self, P):
         out, cur = self.emb, self.emb
