@@ -126,6 +126,17 @@ def _resolve_targets(model: nn.Module, targets: Any) -> list[str]:
     return names
 
 
+def _like_ids(value: Any, name: str, ids: torch.Tensor, dtype: str) -> torch.Tensor:
+    """A per-token tensor (attention mask, labels) of ``input_ids``' shape."""
+    value = check_tensor(value, name, ndim=(1, 2), dtype=dtype)
+    value = value.reshape(1, -1) if value.ndim == 1 else value
+    if tuple(value.shape) != tuple(ids.shape):
+        raise ValueError(
+            f"{name} must have input_ids' shape {tuple(ids.shape)}, got {tuple(value.shape)}"
+        )
+    return value
+
+
 def _batch_parts(batch: Any, index: int, device: torch.device):
     """``(input_ids (B, T), attention_mask or None, labels or None)`` of one batch."""
     label = f"batches[{index}]"
@@ -144,23 +155,9 @@ def _batch_parts(batch: Any, index: int, device: torch.device):
     if ids.ndim == 1:
         ids = ids.unsqueeze(0)
     if mask is not None:
-        mask = check_tensor(mask, f"{label}['attention_mask']", ndim=(1, 2), dtype="any")
-        mask = mask.reshape(1, -1) if mask.ndim == 1 else mask
-        if tuple(mask.shape) != tuple(ids.shape):
-            raise ValueError(
-                f"{label}['attention_mask'] must have input_ids' shape {tuple(ids.shape)}, "
-                f"got {tuple(mask.shape)}"
-            )
-        mask = mask.to(device)
+        mask = _like_ids(mask, f"{label}['attention_mask']", ids, "any").to(device)
     if labels is not None:
-        labels = check_tensor(labels, f"{label}['labels']", ndim=(1, 2), dtype="integer")
-        labels = labels.reshape(1, -1) if labels.ndim == 1 else labels
-        if tuple(labels.shape) != tuple(ids.shape):
-            raise ValueError(
-                f"{label}['labels'] must have input_ids' shape {tuple(ids.shape)}, "
-                f"got {tuple(labels.shape)}"
-            )
-        labels = labels.to(device)
+        labels = _like_ids(labels, f"{label}['labels']", ids, "integer").to(device)
     return ids.to(device), mask, labels
 
 

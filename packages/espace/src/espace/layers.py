@@ -26,7 +26,27 @@ def _check_projection(P: Any, K: int, name: str = "P") -> torch.Tensor:
     return P
 
 
-class ProjectedLinear(nn.Module):
+class _Factored(nn.Module):
+    """What the two factored layers share: the L·(N + K) count and the repr."""
+
+    in_features: int
+    out_features: int
+    rank: int
+
+    def num_parameters(self) -> int:
+        """Weights of the inference form, ``L·(N + K)`` (+ N with a bias), in either mode."""
+        n = self.rank * (self.in_features + self.out_features)
+        return n + (self.out_features if self.bias is not None else 0)
+
+    def extra_repr(self) -> str:
+        mode = f", mode={self.mode!r}" if hasattr(self, "mode") else ""
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"rank={self.rank}{mode}, bias={self.bias is not None}"
+        )
+
+
+class ProjectedLinear(_Factored):
     """A linear layer whose input is projected onto a fixed L-dimensional subspace.
 
     ``mode="train"``: ``y = W (P Pᵀ x) + b`` with the full ``weight`` W (N, K) and ``bias``
@@ -92,19 +112,8 @@ class ProjectedLinear(nn.Module):
             return F.linear(z @ self.projection.T, self.weight, self.bias)
         return F.linear(z, self.weight, self.bias)
 
-    def num_parameters(self) -> int:
-        """Weights of the inference form, ``L·(N + K)`` (+ N with a bias), in either mode."""
-        n = self.rank * (self.in_features + self.out_features)
-        return n + (self.out_features if self.bias is not None else 0)
 
-    def extra_repr(self) -> str:
-        return (
-            f"in_features={self.in_features}, out_features={self.out_features}, "
-            f"rank={self.rank}, mode={self.mode!r}, bias={self.bias is not None}"
-        )
-
-
-class LowRankLinear(nn.Module):
+class LowRankLinear(_Factored):
     """``y = left (right x) + b``: a rank-L factorisation of a weight (the SVD baselines).
 
     ``left`` is (N, L), ``right`` (L, K); ``weight`` is their product (N, K), read-only.
@@ -134,16 +143,6 @@ class LowRankLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.linear(F.linear(x, self.right), self.left, self.bias)
-
-    def num_parameters(self) -> int:
-        n = self.rank * (self.in_features + self.out_features)
-        return n + (self.out_features if self.bias is not None else 0)
-
-    def extra_repr(self) -> str:
-        return (
-            f"in_features={self.in_features}, out_features={self.out_features}, "
-            f"rank={self.rank}, bias={self.bias is not None}"
-        )
 
 
 def _low_rank(linear: nn.Module, U: torch.Tensor, W64: torch.Tensor) -> LowRankLinear:
