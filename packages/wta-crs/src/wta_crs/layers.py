@@ -204,9 +204,7 @@ class _WTALinearFn(torch.autograd.Function):
                 if old is not None:
                     old = old.to(weights.device).reshape(-1)
                     weights = weights * (old + _EPS_REL * old.mean())
-            rows, scales = select_rows(
-                weights, k, num_deterministic=layer.num_deterministic, generator=layer.generator
-            )
+            rows, scales = layer.select(weights, k)
             kept = x2.index_select(0, rows)
         ctx.save_for_backward(kept, rows, scales, weight)
         return out
@@ -318,6 +316,12 @@ class WTALinear(nn.Linear):
         if cache_key is not None:
             new.cache_key = cache_key
         return new
+
+    def select(self, weights: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The rows kept for backward and their scales (override for other samplers)."""
+        return select_rows(
+            weights, k, num_deterministic=self.num_deterministic, generator=self.generator
+        )
 
     def forward(self, input: torch.Tensor) -> torch.Tensor:  # noqa: A002 - nn.Linear's name
         if not (self.training and torch.is_grad_enabled() and self.weight.requires_grad):
