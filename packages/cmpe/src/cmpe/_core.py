@@ -96,6 +96,36 @@ class FitHistory:
     seconds: float
 
 
+class _AdamW:
+    """torch.optim.AdamW's update (betas 0.9, 0.999; eps 1e-8; decoupled weight decay) written
+    out: the first step of torch.optim imports torch._dynamo, tens of seconds on a loaded CPU."""
+
+    def __init__(self, params, *, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
+        self.params = [p for p in params if p.requires_grad]
+        self.lr, self.wd, self.b1, self.b2, self.eps = lr, weight_decay, betas[0], betas[1], eps
+        self.m = [torch.zeros_like(p) for p in self.params]
+        self.v = [torch.zeros_like(p) for p in self.params]
+        self.t = 0
+
+    @torch.no_grad()
+    def step(self):
+        self.t += 1
+        bc1, bc2 = 1.0 - self.b1**self.t, 1.0 - self.b2**self.t
+        for p, m, v in zip(self.params, self.m, self.v, strict=True):
+            if p.grad is None:
+                continue
+            g = p.grad
+            p.mul_(1.0 - self.lr * self.wd)
+            m.mul_(self.b1).add_(g, alpha=1.0 - self.b1)
+            v.mul_(self.b2).addcmul_(g, g, value=1.0 - self.b2)
+            denom = (v.sqrt() / math.sqrt(bc2)).add_(self.eps)
+            p.addcdiv_(m, denom, value=-self.lr / bc1)
+
+    def zero_grad(self):
+        for p in self.params:
+            p.grad = None
+
+
 class _Posterior(nn.Module):
     """Shared plumbing: network on concat(theta, x, t), input checks, the AdamW training loop."""
 
@@ -110,6 +140,7 @@ class _Posterior(nn.Module):
             n_blocks=n_blocks,
             dropout=dropout,
         )
+        self.eval()  # deterministic outside fit (fit switches to train mode and back)
 
     @property
     def _dtype(self):
@@ -152,7 +183,7 @@ class _Posterior(nn.Module):
         m = theta.shape[0]
         per_epoch = math.ceil(m / batch_size)
         total = epochs * per_epoch
-        opt = torch.optim.AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
+        opt = _AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
         self.train()
         losses, step, start = [], 0, time.perf_counter()
         for _ in range(epochs):
@@ -161,7 +192,7 @@ class _Posterior(nn.Module):
             for b in range(per_epoch):
                 idx = perm[b * batch_size : (b + 1) * batch_size]
                 loss = self._loss(theta[idx], x[idx], step, total, generator)
-                opt.zero_grad(set_to_none=True)
+                opt.zero_grad()
                 loss.backward()
                 opt.step()
                 acc += float(loss.detach()) * idx.shape[0]
