@@ -17,10 +17,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 import torch.nn.functional as F
-from papershelf_harness import Claim, reproduce_cli
-from torch import nn
-
 import wta_crs
+from torch import nn
 from wta_crs import (
     WTALinear,
     convert_linear_layers,
@@ -31,6 +29,8 @@ from wta_crs import (
     wta_crs_matmul_grad,
     wta_crs_variance,
 )
+
+from papershelf_harness import Claim, reproduce_cli
 
 
 def heavy_rows(n, d_in, d_out, seed, sigma=1.0):
@@ -206,7 +206,7 @@ def train(method, seed, *, steps, batch, length, vocab, data):
             generator=torch.Generator().manual_seed(seed),
         )
     elif method == "top-k":
-        for name, mod in list(model.named_modules()):
+        for mod in list(model.modules()):
             for child, sub in list(mod.named_children()):
                 if type(sub) is nn.Linear and child != "classifier":
                     setattr(mod, child, TopKLinear.from_linear(sub, ratio=0.3))

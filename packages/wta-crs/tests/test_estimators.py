@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from wta_crs import (
     choose_num_deterministic,
     crs_matmul_grad,

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 import torch
 from torch import nn
-
 from wta_crs import (
     GradNormCache,
     WTALinear,
@@ -34,8 +33,11 @@ def grads(layer, x, g):
     x = x.clone().requires_grad_(True)
     y = layer(x)
     (y * g).sum().backward()  # = y.backward(g), without its slow DTensor import
-    return y.detach(), x.grad, layer.weight.grad.clone(), (
-        None if layer.bias is None else layer.bias.grad.clone()
+    return (
+        y.detach(),
+        x.grad,
+        layer.weight.grad.clone(),
+        (None if layer.bias is None else layer.bias.grad.clone()),
     )
 
 
@@ -67,7 +69,9 @@ def test_weight_grad_is_the_sum_over_the_selected_rows():
     _, _, gw, _ = grads(wta, x, g)
     # redo the selection with the same generator state: an independent sum over the rows
     rows, scales = select_rows(
-        torch.linalg.vector_norm(x.float(), dim=1), 30, generator=torch.Generator().manual_seed(gen_seed)
+        torch.linalg.vector_norm(x.float(), dim=1),
+        30,
+        generator=torch.Generator().manual_seed(gen_seed),
     )
     expected = sum(s * torch.outer(g[i], x[i]) for i, s in zip(rows.tolist(), scales.tolist()))
     assert_close(gw, expected, atol=1e-9, rtol=1e-6)
@@ -75,7 +79,9 @@ def test_weight_grad_is_the_sum_over_the_selected_rows():
 
 def test_weight_grad_is_unbiased():
     # mean of 600 ∇W draws within 4.5 standard errors of the exact ∇W in every entry
-    dense, wta = pair(d_in=3, d_out=2, ratio=0.3, min_k=2, generator=torch.Generator().manual_seed(0))
+    dense, wta = pair(
+        d_in=3, d_out=2, ratio=0.3, min_k=2, generator=torch.Generator().manual_seed(0)
+    )
     x = heavy_input((40, 3), seed=2)
     g = torch.randn(40, 2, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
     exact = g.T @ x
@@ -241,7 +247,9 @@ def test_convert_linear_layers_regexes_on_tiny_llama():
 
     model = tiny_causal_lm("llama", n_layers=2, seed=0)
     linear_names = [n for n, m in model.named_modules() if isinstance(m, nn.Linear)]
-    ids = torch.randint(0, model.config.vocab_size, (2, 12), generator=torch.Generator().manual_seed(0))
+    ids = torch.randint(
+        0, model.config.vocab_size, (2, 12), generator=torch.Generator().manual_seed(0)
+    )
     model.eval()
     before = model(ids).logits
     convert_linear_layers(model, ratio=0.3, min_k=4)
@@ -265,7 +273,9 @@ def test_converted_model_saves_fewer_bytes():
     from papershelf_harness.tiny_hf import tiny_causal_lm
 
     model = tiny_causal_lm("qwen2", n_layers=2, seed=0).train()
-    ids = torch.randint(0, model.config.vocab_size, (4, 64), generator=torch.Generator().manual_seed(0))
+    ids = torch.randint(
+        0, model.config.vocab_size, (4, 64), generator=torch.Generator().manual_seed(0)
+    )
     dense = saved_activation_bytes(model, {"input_ids": ids})
     convert_linear_layers(model, ratio=0.3)
     sparse = saved_activation_bytes(model, {"input_ids": ids})

@@ -37,7 +37,9 @@ _EPS_REL = 1e-3  # stale norms are floored at this fraction of their mean (keeps
 def _check_num_deterministic_fraction(value: Any) -> str | float:
     if isinstance(value, str):
         if value != "adaptive":
-            raise ValueError(f"num_deterministic must be 'adaptive' or a float in [0, 1), got {value!r}")
+            raise ValueError(
+                f"num_deterministic must be 'adaptive' or a float in [0, 1), got {value!r}"
+            )
         return value
     return check_float(value, "num_deterministic", minimum=0.0, maximum=1.0, max_inclusive=False)
 
@@ -180,7 +182,7 @@ class GradNormCache:
 
 class _WTALinearFn(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, x, weight, bias, layer):  # noqa: D401 - autograd API
+    def forward(ctx, x, weight, bias, layer):
         out = F.linear(x, weight, bias)
         d_in = x.shape[-1]
         ctx.x_shape = x.shape
@@ -297,7 +299,9 @@ class WTALinear(nn.Linear):
         grad_cache = kw.pop("grad_cache", None)
         cache_key = kw.pop("cache_key", None)
         if grad_cache is not None and not isinstance(grad_cache, GradNormCache):
-            raise TypeError(f"grad_cache must be a GradNormCache or None, got {describe(grad_cache)}")
+            raise TypeError(
+                f"grad_cache must be a GradNormCache or None, got {describe(grad_cache)}"
+            )
         if cache_key is not None and not isinstance(cache_key, str):
             raise TypeError(f"cache_key must be a str or None, got {describe(cache_key)}")
         w = linear.weight
@@ -323,7 +327,7 @@ class WTALinear(nn.Linear):
             weights, k, num_deterministic=self.num_deterministic, generator=self.generator
         )
 
-    def forward(self, input: torch.Tensor) -> torch.Tensor:  # noqa: A002 - nn.Linear's name
+    def forward(self, input: torch.Tensor) -> torch.Tensor:
         if not (self.training and torch.is_grad_enabled() and self.weight.requires_grad):
             return F.linear(input, self.weight, self.bias)
         if self.ratio >= 1.0 and self.grad_cache is None:
@@ -413,4 +417,3 @@ def saved_activation_bytes(model: nn.Module, batch: Any) -> int:
             out = model(*batch)
     del out
     return int(sum(seen.values()))
-
