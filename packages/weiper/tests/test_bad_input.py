@@ -17,6 +17,7 @@ V = rng.normal(size=(3, 5))
 P = rng.random((2, 6))
 FITTED = wp.WeiPerKLD(r=2, n_bins=5, rng=0).fit(Z, W, B)
 _neg = st.floats(-1e6, -1e-9)
+SMALL = {k: [v[0]] for k, v in wp.PAPER_GRID.items()}
 
 WEIPER_SCORES = [wp.msp_weiper, wp.energy_weiper]
 LAYER_FUNCS = [wp.perturb_class_projections, *WEIPER_SCORES]
@@ -141,6 +142,29 @@ CASES = [
     suite.keyword(suite.Rng, wp.perturb_class_projections, "rng", W, B, kwargs={"r": 2}),
     *(suite.keyword(suite.Rng, f, "rng", Z, W, B, kwargs={"r": 2}) for f in WEIPER_SCORES),
     suite.Rng("WeiPerKLD.rng", "rng", lambda v: wp.WeiPerKLD(rng=v)),
+    # sweep
+    *(
+        suite.Array(f"sweep.{name}", name, call, (6, 4), (2,))
+        for name, call in [
+            ("Z_train", lambda v: wp.sweep(v, Z, Z, W, B, grid=SMALL, r=2)),
+            ("Z_val_id", lambda v: wp.sweep(Z, v, Z, W, B, grid=SMALL, r=2)),
+            ("Z_val_ood", lambda v: wp.sweep(Z, Z, v, W, B, grid=SMALL, r=2)),
+        ]
+    ),
+    suite.keyword(suite.Int, wp.sweep, "r", Z, Z, Z, W, B, kwargs={"grid": SMALL}, minimum=1),
+    suite.keyword(suite.Rng, wp.sweep, "rng", Z, Z, Z, W, B, kwargs={"grid": SMALL, "r": 2}),
+    suite.Values(
+        "sweep.grid",
+        "grid",
+        lambda v: wp.sweep(Z, Z, Z, W, B, grid=v, r=2),
+        bad=(
+            ("delta", TypeError),
+            ([1.8], TypeError),
+            ({"delta": []}, ValueError),
+            ({"delta": [-1.0]}, ValueError),
+            ({"nope": [1]}, ValueError),
+        ),
+    ),
     # the re-exported metrics (papershelf-ood's checks)
     suite.Array("auroc.score_id", "score_id", lambda v: wp.auroc(v, [0.1, 0.2]), (3,), (1,)),
     suite.Array("msp.logits", "logits", lambda v: wp.msp(v), (4, 3), (2,)),

@@ -154,3 +154,23 @@ def test_metrics_are_papershelf_oods():
 
     for name in ("auroc", "aupr_in", "aupr_out", "fpr_at_tpr", "msp", "energy", "max_logit"):
         assert getattr(weiper, name) is getattr(papershelf_ood, name)
+
+
+def test_sweep_equals_refitting_every_setting():
+    W, b = _layer()
+    Z_tr = _features(60, seed=2)
+    Z_id, Z_ood = _features(20, seed=3), _features(20, seed=4, shift=0.5)
+    grid = dict(
+        delta=[1.8, 2.4], n_bins=[8], s1=[1, 3], s2=[2], lambda1=[0.5, 2.5], lambda2=[0.0, 1.0]
+    )
+    res = weiper.sweep(Z_tr, Z_id, Z_ood, W, b, grid=grid, r=4, rng=7)
+    assert len(res.results) == 16
+    for params, au in res.results:
+        det = weiper.WeiPerKLD(r=4, rng=7, **params).fit(Z_tr, W, b)
+        assert au == pytest.approx(weiper.auroc(det.score(Z_id), det.score(Z_ood)), abs=1e-12)
+    assert res.best_auroc == max(a for _, a in res.results)
+    assert dict(res.results[[a for _, a in res.results].index(res.best_auroc)][0]) == res.best
+    with pytest.raises(ValueError, match="grid"):
+        weiper.sweep(Z_tr, Z_id, Z_ood, W, b, grid={"gamma": [1]}, r=2)
+    with pytest.raises(ValueError, match="s1"):
+        weiper.sweep(Z_tr, Z_id, Z_ood, W, b, grid={"s1": [0]}, r=2)

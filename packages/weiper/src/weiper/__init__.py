@@ -27,11 +27,14 @@ from ._core import (
     weiper_logits,
 )
 from ._histogram import histogram_rows, symmetric_kl, uniform_smooth
+from ._sweep import PAPER_GRID, SweepResult, sweep
 
 __version__ = _version("weiper")
 __all__ = [
     "KLDComponents",
     "OODMetrics",
+    "PAPER_GRID",
+    "SweepResult",
     "WeiPerKLD",
     "__version__",
     "aupr_in",
@@ -48,6 +51,7 @@ __all__ = [
     "perturb_class_projections",
     "react_threshold",
     "react_weiper",
+    "sweep",
     "symmetric_kl",
     "uniform_smooth",
     "weiper_logits",
