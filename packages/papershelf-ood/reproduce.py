@@ -38,6 +38,17 @@ def _missing(peer):
     )
 
 
+def _agrees(text, err, tol, *, note):
+    """A claim that ours agrees with a reference: max |difference| ``err`` within ``tol``."""
+    return Claim(
+        text,
+        paper="exact" if tol == 0 else f"<= {tol:g}",
+        measured=f"max |diff| {err:.1e}",
+        holds=bool(err <= tol),
+        note=note,
+    )
+
+
 def _max_abs(rows):
     return max(abs(a - b) for a, b in rows)
 
@@ -53,11 +64,10 @@ def claims(args):
     ]
 
     err = _max_abs((po.auroc(a, b), _pairwise_auroc(a, b)) for a, b in cases)
-    yield Claim(
+    yield _agrees(
         "auroc = P(ID score > OOD score) + P(tie)/2 (Mann-Whitney, all pairs)",
-        paper="<= 1e-12",
-        measured=f"max |diff| {err:.1e}",
-        holds=err <= 1e-12,
+        err,
+        1e-12,
         note=f"{n_cases} score pairs, half with ties",
     )
 
@@ -76,11 +86,10 @@ def claims(args):
             (po.aupr_out(s_id, s_ood), metrics.average_precision_score(1 - y, -s)),
         ]
     )
-    yield Claim(
+    yield _agrees(
         "auroc, aupr_in, aupr_out equal scikit-learn (roc_auc_score, average_precision_score)",
-        paper="<= 1e-12",
-        measured=f"max |diff| {err:.1e}",
-        holds=err <= 1e-12,
+        err,
+        1e-12,
         note=f"{n_cases} score pairs, half with ties",
     )
 
@@ -92,11 +101,10 @@ def claims(args):
         (po.fpr_at_tpr(s_id, s_ood, tpr=0.95), openood_fpr(1 - y, -s, 0.95))
         for s_id, s_ood, y, s in labelled
     )
-    yield Claim(
+    yield _agrees(
         'fpr_at_tpr(positive="ood") equals OpenOOD v1.5 FPR@95 (OOD positive on -score)',
-        paper="exact",
-        measured=f"max |diff| {err:.1e}",
-        holds=err == 0.0,
+        err,
+        0.0,
         note="fpr[argmax(tpr >= 0.95)] on sklearn.metrics.roc_curve",
     )
 
@@ -120,11 +128,10 @@ def claims(args):
         aupr_gap.append(abs(po.aupr_in(s_id, s_ood) - float(F.aupr(outlier, lab, positive="id"))))
         aupr_gap.append(abs(po.aupr_out(s_id, s_ood) - float(F.aupr(outlier, lab, "ood"))))
     err = _max_abs(rows)
-    yield Claim(
+    yield _agrees(
         "auroc and fpr_at_tpr equal pytorch-ood's on outlier score = -score",
-        paper="<= 1e-12",
-        measured=f"max |diff| {err:.1e}",
-        holds=err <= 1e-12,
+        err,
+        1e-12,
         note="pytorch_ood.metrics.functional.auroc / fpr_at_tpr, labels < 0 = OOD",
     )
     yield Claim(
@@ -143,11 +150,10 @@ def claims(args):
         np.abs(po.energy(L, temperature=2.0) + EnergyBased.score(t, 2.0).numpy()).max(),
         np.abs(po.max_logit(L) + MaxLogit.score(t).numpy()).max(),
     )
-    yield Claim(
+    yield _agrees(
         "msp, energy, max_logit = minus pytorch-ood's MaxSoftmax, EnergyBased, MaxLogit scores",
-        paper="<= 1e-12",
-        measured=f"max |diff| {err:.1e}",
-        holds=bool(err <= 1e-12),
+        err,
+        1e-12,
         note=f"{L.shape[0]} x 10 float64 logits, temperature 2",
     )
 
