@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 from torch import nn
-
 from wta_crs import convert_linear_layers, saved_activation_bytes
+
+from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 
 
 class FFN(nn.Module):
