@@ -32,6 +32,7 @@ def _extra(parser):
     parser.add_argument(
         "--csv", action="append", default=[], metavar="NAME=PATH", help="ETTh2=... or traffic=..."
     )
+    parser.add_argument("--csv-epochs", type=int, default=20, help="epochs for the CSV runs")
 
 
 def _task(S, seed, *, T, corrupt=()):
@@ -280,7 +281,16 @@ def table2(args):
             gen = torch.Generator().manual_seed(2021)
             train = (wins[0][0], wins[0][1], marks[0])
             val = (wins[1][0], wins[1][1], marks[1])
-            S.fit(m, train, val, epochs=20, lr=3e-4, batch_size=batch, patience=3, generator=gen)
+            S.fit(
+                m,
+                train,
+                val,
+                epochs=args.csv_epochs,
+                lr=3e-4,
+                batch_size=batch,
+                patience=3,
+                generator=gen,
+            )
             mses.append(S.mse(S.predict(m, wins[2][0], marks[2]), wins[2][1]))
         DETAILS[f"{name}_mse_by_horizon"] = dict(zip(map(str, horizons), mses, strict=True))
         avg = statistics.mean(mses)

@@ -189,6 +189,40 @@ CASES = [
     suite.Array("predict.X", "X", lambda v: S.predict(LIN, v), (2, L, 3), (3,)),
     K(suite.Int, S.predict, "batch_size", LIN, X, minimum=1),
     suite.Mismatch("predict.x_mark", "x_mark", lambda: S.predict(MODEL, X, np.ones((2, L, 1)))),
+    # forecast
+    suite.Array(
+        "forecast.series", "series", lambda v: S.forecast(v, 2, seq_len=4, epochs=1), (30, 2), (2,)
+    ),
+    suite.Int(
+        "forecast.pred_len",
+        "pred_len",
+        lambda v: S.forecast(SERIES, v, seq_len=4, epochs=1),
+        minimum=1,
+    ),
+    K(suite.Int, S.forecast, "seq_len", SERIES, 2, kwargs={"epochs": 1}, minimum=1),
+    K(suite.Int, S.forecast, "epochs", SERIES, 2, kwargs={"seq_len": 4}, minimum=1),
+    K(suite.Number, S.forecast, "val_fraction", SERIES, 2, kwargs={"seq_len": 4, "epochs": 1}),
+    K(
+        suite.OutOfRange,
+        S.forecast,
+        "val_fraction",
+        SERIES,
+        2,
+        kwargs={"seq_len": 4, "epochs": 1},
+        values=st.floats(0.51, 1e6),
+    ),
+    suite.Values(
+        "forecast.model",
+        "model",
+        lambda v: S.forecast(SERIES, 2, seq_len=4, model=v, epochs=1),
+        bad=(("softs", TypeError), (3, TypeError)),
+    ),
+    suite.Mismatch("forecast.too_short", "series", lambda: S.forecast(SERIES, 10, seq_len=12)),
+    suite.Mismatch(
+        "forecast.model_shape",
+        "model",
+        lambda: S.forecast(SERIES, 2, seq_len=4, model=S.ChannelLinear(4, 3), epochs=1),
+    ),
     # synthetic
     suite.Int("make_series.T", "T", lambda v: S.make_series(v, 2), minimum=2),
     suite.Int("make_series.C", "C", lambda v: S.make_series(10, v), minimum=1),

@@ -86,3 +86,14 @@ def test_metrics_match_manual():
     for h in range(3):
         assert np.isclose(ph[h], ((p[:, h] - t[:, h]) ** 2).mean())
     assert np.isclose(per_horizon(p, t, metric="mae").mean(), mae(p, t))
+
+
+def test_sliding_windows_returns_writable_copies():
+    """Defect: a single window came back as a read-only view of the input (no copy)."""
+    series = np.arange(12.0).reshape(6, 2)
+    for T in (6, 5):
+        X, Y = sliding_windows(series[:T], 4, 1)
+        assert X.flags.writeable and Y.flags.writeable
+        X[0, 0, 0] = -1.0
+        Y[0, 0, 0] = -1.0
+    assert series[0, 0] == 0.0 and series[4, 0] == 8.0

@@ -4,6 +4,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from . import data, metrics, synthetic, train
 from .data import StandardScaler, chronological_split, load_csv, sliding_windows
+from .forecast import Forecast, forecast
 from .metrics import mae, mse, per_horizon
 from .model import SOFTS, ChannelLinear, ITransformerLite, SeriesMLP
 from .star import POOLINGS, STAR
@@ -21,6 +22,7 @@ __all__ = [
     "STAR",
     "ChannelLinear",
     "FitResult",
+    "Forecast",
     "ITransformerLite",
     "SeriesMLP",
     "StandardScaler",
@@ -28,6 +30,7 @@ __all__ = [
     "chronological_split",
     "data",
     "fit",
+    "forecast",
     "load_csv",
     "mae",
     "make_series",

@@ -44,7 +44,7 @@ def sliding_windows(
     n = (T - seq_len - pred_len) // stride + 1
     win = np.lib.stride_tricks.sliding_window_view(arr, seq_len + pred_len, axis=0)
     win = win[: (n - 1) * stride + 1 : stride].transpose(0, 2, 1)  # [N, L + H, C]
-    return np.ascontiguousarray(win[:, :seq_len]), np.ascontiguousarray(win[:, seq_len:])
+    return win[:, :seq_len].copy(order="C"), win[:, seq_len:].copy(order="C")
 
 
 def chronological_split(

@@ -137,6 +137,11 @@ def fit(
             opt.zero_grad(set_to_none=True)
             kwargs = {"generator": generator} if generator is not None else {}
             out = model(X[idx], None if M is None else M[idx], **kwargs)
+            if out.shape != Y[idx].shape:
+                raise ValueError(
+                    f"model must map train[0] windows {tuple(X[idx].shape)} to the shape of "
+                    f"train[1] {tuple(Y[idx].shape)}, got output {tuple(out.shape)}"
+                )
             loss = torch.mean((out - Y[idx]) ** 2)
             loss.backward()
             opt.step()
