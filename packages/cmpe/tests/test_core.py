@@ -2,18 +2,19 @@
 
 import math
 
+import cmpe
 import numpy as np
 import pytest
 import torch
-
-import cmpe
 from conftest import close
 
 
 def test_karras_grid_matches_closed_formula():
     eps, t_max, n, rho = 1e-3, 10.0, 12, 7.0
     i = np.arange(1, n + 1)
-    expected = (eps ** (1 / rho) + (i - 1) / (n - 1) * (t_max ** (1 / rho) - eps ** (1 / rho))) ** rho
+    expected = (
+        eps ** (1 / rho) + (i - 1) / (n - 1) * (t_max ** (1 / rho) - eps ** (1 / rho))
+    ) ** rho
     grid = cmpe.karras_grid(eps, t_max, n, rho=rho)
     np.testing.assert_allclose(grid, expected, rtol=1e-12)
     assert grid[0] == eps and grid[-1] == t_max
@@ -26,11 +27,16 @@ def test_discretization_schedule_matches_closed_formula():
     # brief check 1: s0 = 10, s1 = 50, K = 1000 -> K' = 301
     k_prime = math.floor(1000 / (math.log2(50 / 10) + 1))
     assert k_prime == 301
-    got = {k: cmpe.discretization_steps(k, 1000, s0=10, s1=50) for k in (0, 300, 301, 601, 602, 903, 999)}
+    got = {
+        k: cmpe.discretization_steps(k, 1000, s0=10, s1=50)
+        for k in (0, 300, 301, 601, 602, 903, 999)
+    }
     assert got == {0: 11, 300: 11, 301: 21, 601: 21, 602: 41, 903: 51, 999: 51}
     for k in range(0, 5000, 37):
         kp = math.floor(5000 / (math.log2(1280 / 10) + 1))
-        assert cmpe.discretization_steps(k, 5000, s0=10, s1=1280) == min(10 * 2 ** (k // kp), 1280) + 1
+        assert (
+            cmpe.discretization_steps(k, 5000, s0=10, s1=1280) == min(10 * 2 ** (k // kp), 1280) + 1
+        )
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -82,7 +88,9 @@ def test_loss_huber_forms_differ_and_training_reduces_loss():
     for huber in ("elementwise", "vector"):
         torch.manual_seed(0)
         m = cmpe.ConsistencyPosterior(2, 2, width=32, huber=huber)
-        h = m.fit(theta, x, epochs=6, batch_size=64, lr=1e-3, generator=torch.Generator().manual_seed(0))
+        h = m.fit(
+            theta, x, epochs=6, batch_size=64, lr=1e-3, generator=torch.Generator().manual_seed(0)
+        )
         assert h.loss[-1] < h.loss[0]
 
 

@@ -1,9 +1,8 @@
 """C2ST and SBC against samples whose answer is known."""
 
+import cmpe
 import numpy as np
 import pytest
-
-import cmpe
 
 
 def test_c2st_identical_distribution_is_chance_and_shifted_is_separable():

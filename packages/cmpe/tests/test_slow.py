@@ -1,10 +1,9 @@
 """A trained CMPE on a conjugate Gaussian against the closed-form posterior (brief check 2)."""
 
+import cmpe
 import numpy as np
 import pytest
 import torch
-
-import cmpe
 from conftest import close
 
 

@@ -1,8 +1,7 @@
 """Reference posterior samplers against the analytic posteriors (independent: grid / closed form)."""
 
-import numpy as np
-
 import cmpe
+import numpy as np
 
 
 def _grid_posterior_moments(log_density, lo, hi, n=801):
@@ -19,7 +18,13 @@ def _grid_posterior_moments(log_density, lo, hi, n=801):
 
 def _two_moons_logpost(x_obs):
     def logp(theta):
-        u = np.stack([-np.abs(theta[:, 0] + theta[:, 1]) / np.sqrt(2), (theta[:, 1] - theta[:, 0]) / np.sqrt(2)], 1)
+        u = np.stack(
+            [
+                -np.abs(theta[:, 0] + theta[:, 1]) / np.sqrt(2),
+                (theta[:, 1] - theta[:, 0]) / np.sqrt(2),
+            ],
+            1,
+        )
         q = x_obs - u - [0.25, 0.0]  # must equal (r cos a, r sin a), a in (-pi/2, pi/2)
         r = np.hypot(q[:, 0], q[:, 1])
         # density of q: N(r; 0.1, 0.01^2) * (1/pi) / r   (polar Jacobian), q_x > 0
@@ -70,7 +75,9 @@ def test_gmm_bimodal_reference_matches_grid_posterior():
 
 
 def test_gaussian_conjugate_posterior_closed_form():
-    mean, var = cmpe.gaussian_conjugate_posterior(np.array([[1.0, -2.0]]), prior_std=1.0, noise_std=0.5)
+    mean, var = cmpe.gaussian_conjugate_posterior(
+        np.array([[1.0, -2.0]]), prior_std=1.0, noise_std=0.5
+    )
     np.testing.assert_allclose(mean, [[0.8, -1.6]])
     assert np.isclose(var, 0.2)
 
@@ -79,7 +86,13 @@ def test_inverse_kinematics_reference_reproduces_observation():
     theta, x = cmpe.inverse_kinematics(1, rng=2)
     s = cmpe.inverse_kinematics_reference(x[0], 100, epsilon=0.05, rng=0)
     phi = np.cumsum(s[:, 1:], 1)
-    end = np.stack([s[:, 0] + (np.array([0.5, 0.5, 1.0]) * np.sin(phi)).sum(1), (np.array([0.5, 0.5, 1.0]) * np.cos(phi)).sum(1)], 1)
+    end = np.stack(
+        [
+            s[:, 0] + (np.array([0.5, 0.5, 1.0]) * np.sin(phi)).sum(1),
+            (np.array([0.5, 0.5, 1.0]) * np.cos(phi)).sum(1),
+        ],
+        1,
+    )
     assert s.shape == (100, 4)
     assert np.all(np.linalg.norm(end - x[0], axis=1) <= 0.05)
     assert s.std(0).min() > 0.01  # a distribution, not a point

@@ -156,7 +156,9 @@ class _Posterior(nn.Module):
         )
 
     def _cond(self, x, name="x"):
-        return as_tensor(x, name, ndim=2, dtype=self._dtype, shape=(None, self.cond_dim)).to(self._device)
+        return as_tensor(x, name, ndim=2, dtype=self._dtype, shape=(None, self.cond_dim)).to(
+            self._device
+        )
 
     def _network(self, theta_t, t, x):
         return self.net(torch.cat([theta_t, x, t[:, None]], dim=1))
@@ -173,7 +175,9 @@ class _Posterior(nn.Module):
         theta = self._theta(theta)
         x = self._cond(x)
         if theta.shape[0] != x.shape[0]:
-            raise ValueError(f"x has {x.shape[0]} rows but theta has {theta.shape[0]}; they must match")
+            raise ValueError(
+                f"x has {x.shape[0]} rows but theta has {theta.shape[0]}; they must match"
+            )
         epochs = check_int(epochs, "epochs", minimum=1)
         batch_size = check_int(batch_size, "batch_size", minimum=1)
         lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
@@ -202,7 +206,9 @@ class _Posterior(nn.Module):
         return FitHistory(tuple(losses), step, time.perf_counter() - start)
 
     def _randn(self, shape, generator):
-        return torch.randn(shape, generator=generator, dtype=self._dtype, device="cpu").to(self._device)
+        return torch.randn(shape, generator=generator, dtype=self._dtype, device="cpu").to(
+            self._device
+        )
 
     def _sample_inputs(self, x, n_samples, n_steps, generator):
         x = self._cond(x)
@@ -254,10 +260,17 @@ class ConsistencyPosterior(_Posterior):
         if sigma2 is None:
             s2 = torch.ones(self.theta_dim)
         else:
-            if isinstance(sigma2, int | float | np.floating | np.integer) and not isinstance(sigma2, bool):
-                s2 = torch.full((self.theta_dim,), check_float(sigma2, "sigma2", minimum=0.0, min_inclusive=False))
+            if isinstance(sigma2, int | float | np.floating | np.integer) and not isinstance(
+                sigma2, bool
+            ):
+                s2 = torch.full(
+                    (self.theta_dim,),
+                    check_float(sigma2, "sigma2", minimum=0.0, min_inclusive=False),
+                )
             else:
-                s2 = as_tensor(sigma2, "sigma2", ndim=1, dtype=torch.float64, shape=(self.theta_dim,))
+                s2 = as_tensor(
+                    sigma2, "sigma2", ndim=1, dtype=torch.float64, shape=(self.theta_dim,)
+                )
                 if bool((s2 <= 0).any()):
                     raise ValueError(f"sigma2 must be positive, got min {float(s2.min())}")
         self.register_buffer("sigma2", s2.to(torch.get_default_dtype()))
@@ -266,10 +279,14 @@ class ConsistencyPosterior(_Posterior):
     def _prepare(self, theta):
         if self.sigma2_from_data:
             if theta.shape[0] < 2:
-                raise ValueError(f"theta needs at least 2 rows to estimate sigma2, got {theta.shape[0]}")
+                raise ValueError(
+                    f"theta needs at least 2 rows to estimate sigma2, got {theta.shape[0]}"
+                )
             var = theta.var(dim=0, unbiased=False)
             if bool((var <= 0).any()):
-                raise ValueError("theta has a constant column: its variance (sigma2) is 0; pass sigma2")
+                raise ValueError(
+                    "theta has a constant column: its variance (sigma2) is 0; pass sigma2"
+                )
             self.sigma2.copy_(var.to(self.sigma2.dtype))
 
     def _coefficients(self, t):
@@ -288,7 +305,9 @@ class ConsistencyPosterior(_Posterior):
         theta_t = self._theta(theta_t, "theta_t")
         x = self._cond(x)
         if theta_t.shape[0] != x.shape[0]:
-            raise ValueError(f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match")
+            raise ValueError(
+                f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match"
+            )
         t = as_time(t, "t", batch=theta_t.shape[0], dtype=self._dtype).to(self._device)
         return self._f(theta_t, t, x)
 
@@ -332,7 +351,9 @@ class ConsistencyPosterior(_Posterior):
         for tau in taus[1:n_steps]:
             noise = math.sqrt(max(tau**2 - self.eps**2, 0.0))
             theta_t = theta + noise * self._randn(theta.shape, generator)
-            theta = self._f(theta_t, torch.full((rows,), tau, dtype=self._dtype, device=self._device), xr)
+            theta = self._f(
+                theta_t, torch.full((rows,), tau, dtype=self._dtype, device=self._device), xr
+            )
         self.train(was_training)
         return theta.reshape(x.shape[0], n_samples, self.theta_dim)
 
@@ -345,14 +366,18 @@ class FlowMatchingPosterior(_Posterior):
 
     def __init__(self, theta_dim, cond_dim, *, width=256, n_blocks=2, dropout=0.05, sigma_min=1e-4):
         super().__init__(theta_dim, cond_dim, width=width, n_blocks=n_blocks, dropout=dropout)
-        self.sigma_min = check_float(sigma_min, "sigma_min", minimum=0.0, maximum=1.0, max_inclusive=False)
+        self.sigma_min = check_float(
+            sigma_min, "sigma_min", minimum=0.0, maximum=1.0, max_inclusive=False
+        )
 
     def velocity(self, theta_t, t, x):
         """The learned velocity field v(theta_t, t, x); t a float in [0, 1] or [B]."""
         theta_t = self._theta(theta_t, "theta_t")
         x = self._cond(x)
         if theta_t.shape[0] != x.shape[0]:
-            raise ValueError(f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match")
+            raise ValueError(
+                f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match"
+            )
         if isinstance(t, int | float) and not isinstance(t, bool):
             t = torch.full((theta_t.shape[0],), check_float(t, "t", minimum=0.0, maximum=1.0))
         else:

@@ -25,7 +25,9 @@ def as_time(value: Any, name: str, *, batch: int, dtype: torch.dtype) -> torch.T
         t = as_tensor(value, name, ndim=(0, 1, 2), dtype=dtype)
         if t.ndim == 2:
             if t.shape[1] != 1:
-                raise ValueError(f"{name} must have shape [{batch}] or [{batch}, 1], got {tuple(t.shape)}")
+                raise ValueError(
+                    f"{name} must have shape [{batch}] or [{batch}, 1], got {tuple(t.shape)}"
+                )
             t = t[:, 0]
         if t.ndim == 0:
             t = t.expand(batch)

@@ -105,7 +105,9 @@ def two_moons_reference(x_obs, n_samples, *, rng=None):
         have += int(ok.sum())
         if have >= n_samples:
             return np.concatenate(out)[:n_samples]
-    raise ValueError(f"x_obs={x_obs.tolist()} has (numerically) zero posterior mass under the prior")
+    raise ValueError(
+        f"x_obs={x_obs.tolist()} has (numerically) zero posterior mass under the prior"
+    )
 
 
 # ---------------------------------------------------------------- bimodal Gaussian mixture
@@ -154,7 +156,8 @@ _IK_LEN = np.array([0.5, 0.5, 1.0])
 def _arm(theta):
     phi = np.cumsum(theta[:, 1:], axis=1)
     return np.stack(
-        [theta[:, 0] + (_IK_LEN * np.sin(phi)).sum(axis=1), (_IK_LEN * np.cos(phi)).sum(axis=1)], axis=1
+        [theta[:, 0] + (_IK_LEN * np.sin(phi)).sum(axis=1), (_IK_LEN * np.cos(phi)).sum(axis=1)],
+        axis=1,
     )
 
 
@@ -180,7 +183,9 @@ def inverse_kinematics_reference(x_obs, n_samples, *, epsilon=0.002, max_draws=1
     out, have, drawn = [], 0, 0
     while have < n_samples:
         if drawn >= max_draws:
-            raise ValueError(f"only {have} of n_samples={n_samples} accepted in max_draws={max_draws} draws")
+            raise ValueError(
+                f"only {have} of n_samples={n_samples} accepted in max_draws={max_draws} draws"
+            )
         m = min(10**6, max_draws - drawn)
         theta = _IK_STD * rng.standard_normal((m, 4))
         ok = np.linalg.norm(_arm(theta) - x_obs, axis=1) <= epsilon
