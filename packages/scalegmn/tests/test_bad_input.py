@@ -149,3 +149,24 @@ def test_nan_weights_rejected_everywhere():
         with pytest.raises(ValueError, match=r"weights\[0\]"):
             fn()
     assert np.isfinite(S.forward_mlp(W, B, X).detach().numpy()).all()
+
+
+def test_mixed_layout_rules():
+    # layouts must share the input and output widths
+    assert_rejects(ValueError, "layer_dims[1]", S.ScaleGMN, [DIMS, (DIMS[0] + 1, 2, 2)], out_dim=2)
+    assert_rejects(TypeError, "layer_dims[1][0]", S.ScaleGMN, [DIMS, (2.5, 2, 2)], out_dim=2)
+    mixed = S.ScaleGMN([DIMS, (DIMS[0], 5, DIMS[-1])], out_dim=2, d_hidden=4, num_layers=1)
+    other = [torch.randn(4, DIMS[0]), torch.randn(DIMS[-1], 4)]
+    other_b = [torch.randn(4), torch.randn(DIMS[-1])]
+    # a network whose layout the model does not serve
+    assert_rejects(ValueError, "layout", mixed, other, other_b)
+    assert_rejects(ValueError, "weights[1]", mixed, [W, other], [B, other_b])
+    # one bias list per network; one mask per network
+    assert_rejects(ValueError, "biases", mixed, [W, W], [B])
+    het = S.ScaleGMN([DIMS], out_dim=2, d_hidden=4, num_layers=1, symmetry="hetero")
+    assert_rejects(TypeError, "sign_mask", het, [W], [B], sign_mask=torch.ones(1, dtype=bool))
+    assert_rejects(
+        ValueError, "sign_mask", het, [W, W], [B, B], sign_mask=[torch.ones(1, dtype=bool)]
+    )
+    assert_rejects(ValueError, "sign_mask[0]", het, [W], [B], sign_mask=[torch.ones(3, dtype=bool)])
+    assert_rejects(ValueError, "num_hidden", S.mlp_to_graph, W, B, num_hidden=0)

@@ -39,3 +39,18 @@ def test_unbatched_is_one_graph():
     ws, bs = random_mlp(batch=1)
     g = S.mlp_to_graph([w[0] for w in ws], [b[0] for b in bs])
     assert g.num_graphs == 1 and g.edge_index.shape == (2, 2 * 4 + 4 * 3 + 3 * 1)
+
+
+def test_positional_types_of_a_mixed_layout_model():
+    # a model serving up to 3 hidden layers: hidden layer l has type d0 + l - 1 whatever the
+    # depth, output neuron k type d0 + 3 + k, so a 1-hidden-layer net's output neurons share
+    # the deep nets' output types
+    g = S.mlp_to_graph(
+        [torch.ones(5, 2), torch.ones(1, 5)], [torch.ones(5), torch.ones(1)], num_hidden=3
+    )
+    assert g.node_type.tolist() == [0, 1, 2, 2, 2, 2, 2, 5]
+    # edges: out of input j -> j; into output k -> d0 + (H - 1) + k
+    assert g.edge_type.tolist() == [0, 1] * 5 + [4] * 5
+    assert S.mlp_to_graph(
+        [torch.ones(5, 2), torch.ones(1, 5)], [torch.ones(5), torch.ones(1)]
+    ).node_type.tolist() == [0, 1, 2, 2, 2, 2, 2, 3]

@@ -136,7 +136,7 @@ def test_node_and_edge_embeddings_equivariant(sym, bid):
 
 def _naive_embeddings(m, ws, bs, sign_mask=None):
     """Message passing by loops over the nodes and edges of mlp_to_graph (one network)."""
-    g = S.mlp_to_graph(ws, bs)
+    g = S.mlp_to_graph(ws, bs, num_hidden=m.num_hidden)
     V, E = g.num_nodes, g.edge_index.shape[1]
     L = len(g.layer_dims) - 1
     perm = m.symmetry == "permutation"
@@ -241,3 +241,140 @@ def test_gradients_flow_to_every_parameter():
     m(ws, bs).sum().backward()
     unused = [n for n, p in m.named_parameters() if p.grad is None]
     assert unused == []
+
+
+# ---------------------------------------------------------------- mixed layouts in one batch
+LAYOUTS = [(2, 4, 3, 1), (2, 5, 1), (2, 3, 2, 3, 1)]
+
+
+def mixed_networks(seed=0):
+    """Five networks of three layouts, some batched, some unbatched."""
+    nets = []
+    for k, (dims, batch) in enumerate(
+        [(LAYOUTS[0], 2), (LAYOUTS[1], None), (LAYOUTS[2], 3), (LAYOUTS[0], None), (LAYOUTS[1], 2)]
+    ):
+        ws, bs = random_mlp(dims, batch=batch or 1, seed=seed + k)
+        if batch is None:
+            ws, bs = [w[0] for w in ws], [b[0] for b in bs]
+        nets.append((ws, bs))
+    return [n[0] for n in nets], [n[1] for n in nets]
+
+
+def _batched(ws, bs):
+    if ws[0].ndim == 2:
+        return [w.unsqueeze(0) for w in ws], [b.unsqueeze(0) for b in bs]
+    return ws, bs
+
+
+def _mixed_group(sym, ws, bs, seed, mask):
+    """group_element for any layout: scaling of the symmetry group, then permutations."""
+    kind = {"sign": "sign", "scale": "positive"}.get(sym)
+    if kind is not None:
+        _, _, q = S.random_scaling(ws, bs, kind=kind, generator=gen(seed))
+    else:
+        _, _, qs = S.random_scaling(ws, bs, kind="sign", generator=gen(seed))
+        _, _, qp = S.random_scaling(ws, bs, kind="positive", generator=gen(seed + 1))
+        dims = [ws[0].shape[-1], *(w.shape[-2] for w in ws)]
+        masks = torch.split(mask, dims, dim=1)[1:-1]
+        q = [torch.where(mk, a, b) for mk, a, b in zip(masks, qs, qp, strict=True)]
+    w2, b2 = S.apply_scaling(ws, bs, q)
+    w3, b3, perms = S.random_permutation(w2, b2, generator=gen(seed + 2))
+    new_mask = None
+    if mask is not None:
+        dims = [ws[0].shape[-1], *(w.shape[-2] for w in ws)]
+        parts = list(torch.split(mask, dims, dim=1))
+        for l, p in enumerate(perms, start=1):
+            parts[l] = torch.gather(parts[l], 1, p)
+        new_mask = torch.cat(parts, dim=1)
+    return w3, b3, q, new_mask
+
+
+def _masks(ws_list):
+    out = []
+    for k, ws in enumerate(ws_list):
+        b = ws[0].shape[0] if ws[0].ndim == 3 else 1
+        V = ws[0].shape[-1] + sum(w.shape[-2] for w in ws)
+        out.append(torch.rand(b, V, generator=gen(20 + k)) < 0.5)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("sym", "bid", "readout"),
+    [("sign", False, "last_layer"), ("scale", True, "full_graph"), ("hetero", False, "full_graph")],
+)
+def test_mixed_layouts_match_networks_alone_and_are_invariant(sym, bid, readout):
+    ws_list, bs_list = mixed_networks()
+    m = model(sym, dims=LAYOUTS, bidirectional=bid, readout=readout)
+    assert m.layouts == tuple(LAYOUTS) and m.num_hidden == 3
+    masks = _masks(ws_list) if sym == "hetero" else None
+    kw = {"sign_mask": masks} if masks is not None else {}
+    out = m(ws_list, bs_list, **kw)
+    assert out.shape == (2 + 1 + 3 + 1 + 2, 3)
+    # every network's rows are what the network gets alone (grouping changes nothing)
+    start = 0
+    for k, (ws, bs) in enumerate(zip(ws_list, bs_list, strict=True)):
+        w1, b1 = _batched(ws, bs)
+        kw1 = {"sign_mask": masks[k]} if masks is not None else {}
+        alone = m(w1, b1, **kw1)
+        assert torch.allclose(out[start : start + len(alone)], alone, rtol=1e-10, atol=1e-12)
+        start += len(alone)
+    # invariance: each network transformed by its own group element
+    new_w, new_b, new_m = [], [], []
+    for k, (ws, bs) in enumerate(zip(ws_list, bs_list, strict=True)):
+        w1, b1 = _batched(ws, bs)
+        w3, b3, _, mk = _mixed_group(sym, w1, b1, 30 + k, None if masks is None else masks[k])
+        new_w.append(w3)
+        new_b.append(b3)
+        new_m.append(mk)
+    kw2 = {"sign_mask": new_m} if masks is not None else {}
+    out2 = m(new_w, new_b, **kw2)
+    assert ((out2 - out).norm() / out.norm()) < 1e-7
+    # and a permutation-only GMN on the same mixed batch is not sign invariant
+    if sym == "sign":
+        gmn = model("permutation", dims=LAYOUTS)
+        flips = [
+            S.random_scaling(*_batched(w, b), kind="sign", generator=gen(40 + k))[:2]
+            for k, (w, b) in enumerate(zip(ws_list, bs_list, strict=True))
+        ]
+        o = gmn(ws_list, bs_list)
+        o2 = gmn([f[0] for f in flips], [f[1] for f in flips])
+        assert ((o2 - o).norm() / o.norm()) > 1e-4
+
+
+@pytest.mark.parametrize("sym", ["sign", "scale", "hetero"])
+def test_mixed_layouts_naive_reference_and_equivariance(sym):
+    ws_list, bs_list = mixed_networks(seed=5)
+    m = model(sym, dims=LAYOUTS, bidirectional=sym == "scale", num_layers=3)
+    masks = _masks(ws_list) if sym == "hetero" else None
+    kw = {"sign_mask": masks} if masks is not None else {}
+    emb = m.node_embeddings(ws_list, bs_list, **kw)
+    assert len(emb) == len(ws_list)
+    for k in (1, 2):  # an unbatched 1-hidden-layer net, a batched 3-hidden-layer net
+        w1, b1 = _batched(ws_list[k], bs_list[k])
+        one_w, one_b = [w[0] for w in w1], [b[0] for b in b1]
+        naive, _ = _naive_embeddings(m, one_w, one_b, None if masks is None else masks[k][0])
+        assert torch.allclose(torch.cat(emb[k], dim=1)[0], naive, rtol=1e-10, atol=1e-12)
+    # hidden-neuron vectors scale by q_i, per network, inside the mixed batch
+    scaled_w, scaled_b, qs = [], [], []
+    for k, (ws, bs) in enumerate(zip(ws_list, bs_list, strict=True)):
+        w1, b1 = _batched(ws, bs)
+        _, _, q, _ = _mixed_group(sym, w1, b1, 50 + k, None if masks is None else masks[k])
+        w2, b2 = S.apply_scaling(w1, b1, q)
+        scaled_w.append(w2)
+        scaled_b.append(b2)
+        qs.append(q)
+    emb2 = m.node_embeddings(scaled_w, scaled_b, **kw)
+    for k in range(len(ws_list)):
+        L = len(emb[k]) - 1
+        for l in range(L + 1):
+            f = qs[k][l - 1].unsqueeze(-1) if 0 < l < L else 1.0
+            assert torch.allclose(emb2[k][l], f * emb[k][l], rtol=1e-6, atol=1e-9)
+
+
+def test_single_layout_model_unchanged_by_layout_list():
+    """A model built for one layout is a model built for a list holding only it."""
+    ws, bs = random_mlp()
+    a = model("sign")
+    b = model("sign", dims=[DIMS])
+    assert a.layer_dims == DIMS and b.layer_dims == DIMS
+    assert torch.allclose(a(ws, bs), b(ws, bs), atol=0)

@@ -10,7 +10,7 @@ import torch
 
 from ._checks import check_array, check_int, check_tensor, describe
 
-__all__ = ["as_float_tensor", "check_layer_dims", "check_mlp"]
+__all__ = ["as_float_tensor", "check_layer_dims", "check_layouts", "check_mlp", "is_mlp_list"]
 
 
 def as_float_tensor(value: Any, name: str, *, ndim, allow_empty: bool = False) -> torch.Tensor:
@@ -31,6 +31,37 @@ def check_layer_dims(value: Any, name: str = "layer_dims") -> tuple[int, ...]:
     if len(dims) < 2:
         raise ValueError(f"{name} must hold at least 2 layer widths, got {list(dims)}")
     return dims
+
+
+def check_layouts(value: Any, name: str = "layer_dims") -> tuple[tuple[int, ...], ...]:
+    """One layout ``(d_0, ..., d_L)`` or a non-empty sequence of layouts sharing d_0 and d_L
+    (a model that serves networks of different widths and depths). Returns the distinct
+    layouts in order."""
+    if (
+        isinstance(value, Sequence)
+        and not isinstance(value, str | bytes)
+        and len(value) > 0
+        and all(isinstance(v, Sequence | np.ndarray) and not isinstance(v, str) for v in value)
+    ):
+        layouts = [check_layer_dims(v, f"{name}[{i}]") for i, v in enumerate(value)]
+        for i, d in enumerate(layouts):
+            if (d[0], d[-1]) != (layouts[0][0], layouts[0][-1]):
+                raise ValueError(
+                    f"{name}[{i}] must have the input width {layouts[0][0]} and output width "
+                    f"{layouts[0][-1]} of {name}[0], got {list(d)}"
+                )
+        return tuple(dict.fromkeys(layouts))
+    return (check_layer_dims(value, name),)
+
+
+def is_mlp_list(weights: Any) -> bool:
+    """True when ``weights`` is a list of networks (each a list of weight tensors)."""
+    return (
+        isinstance(weights, Sequence)
+        and not isinstance(weights, str | bytes)
+        and len(weights) > 0
+        and isinstance(weights[0], list | tuple)
+    )
 
 
 def _as_list(value: Any, name: str) -> list:

@@ -6,36 +6,42 @@ from dataclasses import dataclass
 
 import torch
 
+from ._checks import check_int
 from ._validation import check_mlp
 
 __all__ = ["NNGraph", "edge_types", "graph_to_mlp", "mlp_to_graph", "node_types"]
 
 
-def node_types(layer_dims) -> torch.Tensor:
+def node_types(layer_dims, num_hidden=None) -> torch.Tensor:
     """Positional type of every node (one network): each input neuron and each output neuron
-    has its own type (they are not permutable), each hidden layer shares one type."""
+    has its own type (they are not permutable), each hidden layer shares one type (by its
+    index, so hidden layer l of networks of different depths share a type). ``num_hidden``: the
+    most hidden layers of any layout the model serves (default: this layout's)."""
     dims = tuple(layer_dims)
     d0, L = dims[0], len(dims) - 1
+    H = L - 1 if num_hidden is None else num_hidden
     types = [torch.arange(d0)]
     for l in range(1, L):
         types.append(torch.full((dims[l],), d0 + l - 1))
-    types.append(d0 + (L - 1) + torch.arange(dims[-1]))
+    types.append(d0 + H + torch.arange(dims[-1]))
     return torch.cat(types).long()
 
 
-def edge_types(layer_dims) -> torch.Tensor:
+def edge_types(layer_dims, num_hidden=None) -> torch.Tensor:
     """Positional type of every edge (one network, in :func:`mlp_to_graph` order): edges leaving
     input neuron j share type j; edges entering output neuron k share one type per k; edges
-    between two hidden layers share one type per layer."""
+    between two hidden layers share one type per layer (``num_hidden`` as in
+    :func:`node_types`)."""
     dims = tuple(layer_dims)
     d0, L = dims[0], len(dims) - 1
+    H = L - 1 if num_hidden is None else num_hidden
     out = []
     for l in range(1, L + 1):
         rows, cols = dims[l], dims[l - 1]
         if l == 1:
             t = torch.arange(cols).expand(rows, cols)
         elif l == L:
-            t = (d0 + (L - 2) + torch.arange(rows)).unsqueeze(1).expand(rows, cols)
+            t = (d0 + (H - 1) + torch.arange(rows)).unsqueeze(1).expand(rows, cols)
         else:
             t = torch.full((rows, cols), d0 + l - 2)
         out.append(t.reshape(-1))
@@ -78,9 +84,15 @@ class NNGraph:
         return self.layer == len(self.layer_dims) - 1
 
 
-def mlp_to_graph(weights, biases) -> NNGraph:
-    """Convert an MLP (or a batch of MLPs with one layout) to an :class:`NNGraph`."""
+def mlp_to_graph(weights, biases, *, num_hidden=None) -> NNGraph:
+    """Convert an MLP (or a batch of MLPs with one layout) to an :class:`NNGraph`.
+
+    ``num_hidden``: the positional types are those of a model serving networks with up to
+    that many hidden layers (``ScaleGMN.num_hidden`` of a mixed-layout model; default this
+    network's own depth)."""
     ws, bs, batched = check_mlp(weights, biases)
+    if num_hidden is not None:
+        num_hidden = check_int(num_hidden, "num_hidden", minimum=len(ws) - 1)
     if not batched:
         ws = [w.unsqueeze(0) for w in ws]
         bs = [b.unsqueeze(0) for b in bs]
@@ -113,8 +125,8 @@ def mlp_to_graph(weights, biases) -> NNGraph:
         edge_attr=edge_attr,
         layer=layer.repeat(B),
         hidden_mask=hidden.repeat(B),
-        node_type=node_types(dims).to(device).repeat(B),
-        edge_type=edge_types(dims).to(device).repeat(B),
+        node_type=node_types(dims, num_hidden).to(device).repeat(B),
+        edge_type=edge_types(dims, num_hidden).to(device).repeat(B),
         batch=torch.arange(B, device=device).repeat_interleave(V),
         num_graphs=B,
         layer_dims=dims,

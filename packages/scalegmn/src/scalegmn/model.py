@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ._checks import check_bool, check_int, check_option, check_probability, check_tensor
-from ._validation import check_layer_dims, check_mlp
+from ._validation import check_layouts, check_mlp, is_mlp_list
 from .graph import edge_types, node_types
 from .layers import MLP, EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
 
@@ -139,7 +139,8 @@ class ScaleGMN(nn.Module):
         dropout=0.0,
     ):
         super().__init__()
-        self.layer_dims = check_layer_dims(layer_dims)
+        self.layouts = check_layouts(layer_dims)
+        self.layer_dims = self.layouts[0] if len(self.layouts) == 1 else self.layouts
         self.out_dim = check_int(out_dim, "out_dim", minimum=1)
         self.d_hidden = check_int(d_hidden, "d_hidden", minimum=1)
         self.num_layers = check_int(num_layers, "num_layers", minimum=1)
@@ -147,16 +148,18 @@ class ScaleGMN(nn.Module):
         self.bidirectional = check_bool(bidirectional, "bidirectional")
         self.readout = check_option(readout, "readout", READOUTS)
         self.dropout = check_probability(dropout, "dropout", allow_one=False)
-        dims, Fd = self.layer_dims, self.d_hidden
-        self.register_buffer("node_type", node_types(dims), persistent=False)
-        self.register_buffer("edge_type", edge_types(dims), persistent=False)
-        self.node_pe = nn.Parameter(torch.randn(int(self.node_type.max()) + 1, Fd))
-        self.edge_pe = nn.Parameter(torch.randn(int(self.edge_type.max()) + 1, Fd))
+        Fd = self.d_hidden
+        dims = self.layouts[0]
+        self.num_hidden = max(len(d) - 2 for d in self.layouts)
+        n_node = max(int(node_types(d, self.num_hidden).max()) for d in self.layouts) + 1
+        n_edge = max(int(edge_types(d, self.num_hidden).max()) for d in self.layouts) + 1
+        self.node_pe = nn.Parameter(torch.randn(n_node, Fd))
+        self.edge_pe = nn.Parameter(torch.randn(n_edge, Fd))
         self.proj_node = nn.Linear(1, Fd, bias=False)
         self.proj_edge = nn.Linear(1, Fd, bias=False)
         self.reciprocal = self.bidirectional and self.symmetry in ("scale", "hetero")
         if self.reciprocal:
-            self.bw_edge_pe = nn.Parameter(torch.randn(int(self.edge_type.max()) + 1, Fd))
+            self.bw_edge_pe = nn.Parameter(torch.randn(n_edge, Fd))
             self.proj_bw_edge = nn.Linear(1, Fd, bias=False)
         self.layers = nn.ModuleList(
             GMNLayer(
@@ -184,8 +187,21 @@ class ScaleGMN(nn.Module):
             self.head = MLP((1 + d0 + dL) * Fd, self.out_dim, Fd)
 
     # ------------------------------------------------------------------ inputs
+    def _types(self, dims):
+        dev = self.node_pe.device
+        return node_types(dims, self.num_hidden).to(dev), edge_types(dims, self.num_hidden).to(dev)
+
     def _inputs(self, weights, biases, sign_mask):
-        ws, bs, batched = check_mlp(weights, biases, layer_dims=self.layer_dims)
+        if len(self.layouts) == 1:
+            ws, bs, batched = check_mlp(weights, biases, layer_dims=self.layouts[0])
+        else:
+            ws, bs, batched = check_mlp(weights, biases)
+            got = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+            if got not in self.layouts:
+                raise ValueError(
+                    f"weights have layout {list(got)}, which is not one of the model's "
+                    f"layer_dims {[list(d) for d in self.layouts]}"
+                )
         if not batched:
             ws = [w.unsqueeze(0) for w in ws]
             bs = [b.unsqueeze(0) for b in bs]
@@ -193,7 +209,7 @@ class ScaleGMN(nn.Module):
         ws = [w.to(device=p.device, dtype=p.dtype) for w in ws]
         bs = [b.to(device=p.device, dtype=p.dtype) for b in bs]
         B = ws[0].shape[0]
-        dims = self.layer_dims
+        dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
         if self.symmetry == "hetero":
             if sign_mask is None:
                 raise ValueError(
@@ -222,23 +238,24 @@ class ScaleGMN(nn.Module):
                     f"sign_mask is only used with symmetry='hetero', got symmetry={self.symmetry!r}"
                 )
             signs = None
-        return ws, bs, signs, B
+        return ws, bs, signs, B, dims
 
     def init_features(self, weights, biases, *, sign_mask=None):
         """Initial node features per MLP layer ([B, d_l, F]), edge features per layer
         ([B, d_l, d_{l-1}, F]), backward edge features (or None) and per-layer sign masks."""
-        ws, bs, signs, B = self._inputs(weights, biases, sign_mask)
-        dims, L = self.layer_dims, len(self.layer_dims) - 1
+        ws, bs, signs, B, dims = self._inputs(weights, biases, sign_mask)
+        L = len(dims) - 1
+        node_type, edge_type = self._types(dims)
         perm = self.symmetry == "permutation"
         ones = torch.ones(B, dims[0], 1, dtype=ws[0].dtype, device=ws[0].device)
         raw = [ones, *(b.unsqueeze(-1) for b in bs)]
-        pe = torch.split(self.node_pe[self.node_type], list(dims))
+        pe = torch.split(self.node_pe[node_type], list(dims))
         xs = []
         for l in range(L + 1):
             h = self.proj_node(raw[l])
             xs.append(h + pe[l] if (perm or l in (0, L)) else h * pe[l])
         sizes = [dims[l] * dims[l - 1] for l in range(1, L + 1)]
-        epe = torch.split(self.edge_pe[self.edge_type], sizes)
+        epe = torch.split(self.edge_pe[edge_type], sizes)
         es = []
         for l in range(1, L + 1):
             t = epe[l - 1].reshape(dims[l], dims[l - 1], -1)
@@ -253,7 +270,7 @@ class ScaleGMN(nn.Module):
                             f"weights[{i}] holds a zero weight; the bidirectional "
                             f"'{self.symmetry}' model uses 1/W on backward edges"
                         )
-                bpe = torch.split(self.bw_edge_pe[self.edge_type], sizes)
+                bpe = torch.split(self.bw_edge_pe[edge_type], sizes)
                 bws = [
                     self.proj_bw_edge(1.0 / ws[l - 1].unsqueeze(-1))
                     * bpe[l - 1].reshape(dims[l], dims[l - 1], -1)
@@ -273,15 +290,100 @@ class ScaleGMN(nn.Module):
                 xs = [F.dropout(x, p=self.dropout, training=True) for x in xs]
         return xs, es, signs
 
+    def _per_layout(self, weights, biases, sign_mask, fn):
+        """Run ``fn(ws, bs, mask)`` on a list of networks of mixed layouts: networks of one
+        layout are stacked into one batch, each is processed independently (so every output is
+        exactly what the network gets alone). Returns one result per network (in order), each
+        the slice of fn's batched output, as a list over the networks."""
+        if not isinstance(biases, list | tuple) or len(biases) != len(weights):
+            got = len(biases) if isinstance(biases, list | tuple) else type(biases).__name__
+            raise ValueError(
+                f"biases must be a list of {len(weights)} networks' bias lists to match "
+                f"weights, got {got}"
+            )
+        n = len(weights)
+        if sign_mask is None:
+            masks = [None] * n
+        elif isinstance(sign_mask, list | tuple):
+            if len(sign_mask) != n:
+                raise ValueError(
+                    f"sign_mask must hold one mask per network ({n}), got {len(sign_mask)}"
+                )
+            masks = list(sign_mask)
+        else:
+            raise TypeError(
+                "sign_mask must be a list of per-network masks when weights is a list of "
+                f"networks, got {type(sign_mask).__name__}"
+            )
+        groups: dict[tuple[int, ...], list[int]] = {}
+        items = []
+        for k in range(n):
+            try:
+                ws, bs, batched = check_mlp(weights[k], biases[k])
+            except (TypeError, ValueError) as err:
+                raise type(err)(f"weights[{k}] / biases[{k}] (network {k}): {err}") from None
+            if not batched:
+                ws = [w.unsqueeze(0) for w in ws]
+                bs = [b.unsqueeze(0) for b in bs]
+            m = masks[k]
+            if m is not None:
+                check_tensor(m, f"sign_mask[{k}]", ndim=(0, 1, 2), dtype="bool")
+                b, V = ws[0].shape[0], ws[0].shape[-1] + sum(w.shape[-2] for w in ws)
+                if m.ndim == 0 or (m.ndim == 1 and m.shape[0] == b):
+                    m = m.reshape(-1, 1).expand(b, V)
+                elif m.ndim == 1 and not batched and m.shape[0] == V:
+                    m = m.unsqueeze(0)
+                if tuple(m.shape) != (b, V):
+                    raise ValueError(
+                        f"sign_mask[{k}] must have shape ({b},) or ({b}, {V}), "
+                        f"got shape {tuple(masks[k].shape)}"
+                    )
+            dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+            if dims not in self.layouts:
+                raise ValueError(
+                    f"weights[{k}] (network {k}) has layout {list(dims)}, which is not one of "
+                    f"the model's layer_dims {[list(d) for d in self.layouts]}"
+                )
+            groups.setdefault(dims, []).append(k)
+            items.append((ws, bs, m))
+        results: list = [None] * n
+        for ks in groups.values():
+            ws = [torch.cat([items[k][0][l] for k in ks]) for l in range(len(items[ks[0]][0]))]
+            bs = [torch.cat([items[k][1][l] for k in ks]) for l in range(len(items[ks[0]][1]))]
+            ms = [items[k][2] for k in ks]
+            if any(m is None for m in ms):
+                if not all(m is None for m in ms):
+                    raise ValueError("sign_mask must give a mask for every network or for none")
+                mask = None
+            else:
+                mask = torch.cat(ms)
+            out = fn(ws, bs, mask)
+            start = 0
+            for k in ks:
+                b = items[k][0][0].shape[0]
+                results[k] = _slice(out, start, start + b)
+                start += b
+        return results
+
     def node_embeddings(self, weights, biases, *, sign_mask=None):
         """Final node embeddings, one [B, d_l, d_hidden] tensor per MLP layer l = 0..L. Hidden
         neuron i's vector is equivariant: under W_ij -> q_i W_ij / q_j, b_i -> q_i b_i it scales
-        by q_i (and it follows neuron permutations); input/output vectors are invariant."""
+        by q_i (and it follows neuron permutations); input/output vectors are invariant.
+        With a list of networks (see :meth:`forward`): one such list per network."""
+        if is_mlp_list(weights):
+            return self._per_layout(
+                weights, biases, sign_mask, lambda w, b, m: self._run(w, b, m)[0]
+            )
         return self._run(weights, biases, sign_mask)[0]
 
     def edge_embeddings(self, weights, biases, *, sign_mask=None):
         """Edge embeddings after the last edge update, one [B, d_l, d_{l-1}, d_hidden] tensor
-        per MLP layer l = 1..L (edge j -> i at [:, i, j]); they scale by q_i / q_j."""
+        per MLP layer l = 1..L (edge j -> i at [:, i, j]); they scale by q_i / q_j. With a
+        list of networks: one such list per network."""
+        if is_mlp_list(weights):
+            return self._per_layout(
+                weights, biases, sign_mask, lambda w, b, m: self._run(w, b, m)[1]
+            )
         return self._run(weights, biases, sign_mask)[1]
 
     def readout_fn(self, xs, signs=None):
@@ -305,6 +407,22 @@ class ScaleGMN(nn.Module):
         return self.head(torch.cat([pooled, io], dim=-1))
 
     def forward(self, weights, biases, *, sign_mask=None):
-        """Invariant prediction [B, out_dim] for a batch of MLPs (an unbatched MLP is B = 1)."""
+        """Invariant prediction [B, out_dim] for a batch of MLPs (an unbatched MLP is B = 1).
+
+        Mixed layouts: ``weights`` a list of networks (each a list of W_l, unbatched or
+        batched, any layout in the model's ``layer_dims``), ``biases`` the matching list and
+        ``sign_mask`` (hetero) a list of per-network masks; networks of one layout are batched
+        together and the rows come back in the order given ([sum of batch sizes, out_dim])."""
+        if is_mlp_list(weights):
+            return torch.cat(self._per_layout(weights, biases, sign_mask, self._predict))
+        return self._predict(weights, biases, sign_mask)
+
+    def _predict(self, weights, biases, sign_mask):
         xs, _, signs = self._run(weights, biases, sign_mask)
         return self.readout_fn(xs, signs)
+
+
+def _slice(out, start, stop):
+    if isinstance(out, torch.Tensor):
+        return out[start:stop]
+    return [_slice(o, start, stop) for o in out]
