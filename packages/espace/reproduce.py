@@ -173,10 +173,10 @@ def _retrain(model, steps, seed):
 
     model.train()
     params = [p for p in model.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW(params, lr=1e-3, weight_decay=0.0)
+    opt = torch.optim.AdamW(params, lr=1e-4, weight_decay=0.0)  # a converged model: small steps
     rng = np.random.default_rng(seed)
     for _ in range(steps):
-        ids = torch.from_numpy(tl.lm_batch(rng, 4, 64))
+        ids = torch.from_numpy(tl.lm_batch(rng, 8, 64))
         logits = model(ids).logits
         loss = nn.functional.cross_entropy(
             logits[:, :-1].reshape(-1, logits.shape[-1]),
