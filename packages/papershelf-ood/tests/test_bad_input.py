@@ -1,9 +1,9 @@
 """Bad input: a TypeError or ValueError naming the argument, one suite case per argument."""
 
 import numpy as np
-import papershelf_ood as po
 from hypothesis import strategies as st
 
+import papershelf_ood as po
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 

@@ -1,10 +1,11 @@
 """Metrics against brute-force references written from their definitions (no shared code)."""
 
 import numpy as np
-import papershelf_ood as po
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import papershelf_ood as po
 
 FEW = settings(max_examples=40, deadline=None)
 

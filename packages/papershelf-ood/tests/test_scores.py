@@ -3,8 +3,9 @@
 import math
 
 import numpy as np
-import papershelf_ood as po
 import pytest
+
+import papershelf_ood as po
 
 
 def _rows(seed=0, n=30, c=7, scale=5.0):

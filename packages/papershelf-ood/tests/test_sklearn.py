@@ -1,8 +1,9 @@
 """Equality with scikit-learn to 1e-12 (runs in `tests_extras`, group test-sklearn)."""
 
 import numpy as np
-import papershelf_ood as po
 import pytest
+
+import papershelf_ood as po
 
 metrics = pytest.importorskip("sklearn.metrics")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+
 from papershelf_ood import energy, msp
 
 from ._checks import check_array, check_float, check_int, check_rng

@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass
 
 import numpy as np
+
 from papershelf_ood import auroc, msp
 
 from ._core import WeiPerKLD, _block_mean, _eps_pair, _features, _layer, _logit_blocks

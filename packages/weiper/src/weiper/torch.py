@@ -12,8 +12,9 @@ from collections.abc import Iterable
 
 import numpy as np
 import torch
-from papershelf_ood import energy, msp
 from torch import nn
+
+from papershelf_ood import energy, msp
 
 from ._checks import check_option, check_tensor
 from ._core import (
