@@ -3,7 +3,8 @@
 from importlib.metadata import version as _version
 
 from . import zoo
-from .graph import NNGraph, graph_to_mlp, mlp_to_graph
+from .cnn import cnn_apply_permutation, cnn_apply_scaling, forward_cnn
+from .graph import NNGraph, cnn_to_graph, graph_to_mlp, mlp_to_graph
 from .layers import EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
 from .model import GMNLayer, ScaleGMN
 from .symmetry import (
@@ -30,6 +31,10 @@ __all__ = [
     "apply_scaling",
     "canonicalize_sign",
     "canonicalize_sine_phase",
+    "cnn_apply_permutation",
+    "cnn_apply_scaling",
+    "cnn_to_graph",
+    "forward_cnn",
     "forward_mlp",
     "graph_to_mlp",
     "mlp_to_graph",

@@ -9,7 +9,7 @@ import torch
 from ._checks import check_int
 from ._validation import check_mlp
 
-__all__ = ["NNGraph", "edge_types", "graph_to_mlp", "mlp_to_graph", "node_types"]
+__all__ = ["NNGraph", "cnn_to_graph", "edge_types", "graph_to_mlp", "mlp_to_graph", "node_types"]
 
 
 def node_types(layer_dims, num_hidden=None) -> torch.Tensor:
@@ -55,7 +55,9 @@ class NNGraph:
     x: [N, 1] node features (bias; 1 for input neurons); edge_index: [2, E] (row 0 source
     neuron j in layer l-1, row 1 target neuron i in layer l); edge_attr: [E, 1] (W_l[i, j]);
     layer: [N] layer of each node; hidden_mask: [N]; node_type: [N] and edge_type: [E]
-    positional types; batch: [N] network of each node; layer_dims: (d_0, ..., d_L).
+    positional types; batch: [N] network of each node; layer_dims: (d_0, ..., d_L);
+    kernel_size: (k_h, k_w) of the edge features (``edge_attr`` is [E, k_h * k_w]; (1, 1) for
+    MLPs, see :func:`cnn_to_graph`).
     Within a network nodes are ordered layer by layer and edges layer by layer, target-major
     (so the edges of layer l reshape to W_l's [d_l, d_{l-1}] layout).
     """
@@ -70,6 +72,7 @@ class NNGraph:
     batch: torch.Tensor
     num_graphs: int
     layer_dims: tuple[int, ...]
+    kernel_size: tuple[int, int] = (1, 1)
 
     @property
     def num_nodes(self) -> int:
@@ -91,16 +94,36 @@ def mlp_to_graph(weights, biases, *, num_hidden=None) -> NNGraph:
     that many hidden layers (``ScaleGMN.num_hidden`` of a mixed-layout model; default this
     network's own depth)."""
     ws, bs, batched = check_mlp(weights, biases)
-    if num_hidden is not None:
-        num_hidden = check_int(num_hidden, "num_hidden", minimum=len(ws) - 1)
     if not batched:
         ws = [w.unsqueeze(0) for w in ws]
         bs = [b.unsqueeze(0) for b in bs]
-    B = ws[0].shape[0]
-    dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+    return _build([w.unsqueeze(-1) for w in ws], bs, num_hidden, (1, 1))
+
+
+def cnn_to_graph(weights, biases, *, kernel_size=None, num_hidden=None) -> NNGraph:
+    """Convert a CNN (conv layers, global average pooling, linear layers; see
+    :mod:`scalegmn.cnn`) or a batch of CNNs with one layout to an :class:`NNGraph`: one node
+    per channel / neuron (feature: its bias, 1 on input channels), one edge per (output,
+    input) channel pair with the flattened kernel as feature, ``edge_attr`` [E, k_h * k_w]
+    (kernels zero-padded, centred, to ``kernel_size``, default the largest; linear weights are
+    centred 1 x 1 kernels)."""
+    from .cnn import check_cnn, cnn_edge_features
+
+    check_cnn(weights, biases)
+    edges, bs, _, _, ks = cnn_edge_features(weights, biases, kernel_size=kernel_size)
+    return _build(edges, bs, num_hidden, ks)
+
+
+def _build(edges, bs, num_hidden, kernel_size) -> NNGraph:
+    """The graph of B networks from per-layer edge features [B, d_l, d_{l-1}, K]."""
+    B = edges[0].shape[0]
+    dims = (edges[0].shape[2], *(e.shape[1] for e in edges))
     L = len(dims) - 1
+    if num_hidden is not None:
+        num_hidden = check_int(num_hidden, "num_hidden", minimum=L - 1)
     V = sum(dims)
-    device, dtype = ws[0].device, ws[0].dtype
+    device, dtype = edges[0].device, edges[0].dtype
+    K = edges[0].shape[-1]
     offsets = [0]
     for d in dims:
         offsets.append(offsets[-1] + d)
@@ -116,7 +139,7 @@ def mlp_to_graph(weights, biases, *, num_hidden=None) -> NNGraph:
     E = ei.shape[1]
     shift = (torch.arange(B, device=device) * V).repeat_interleave(E)
     edge_index = ei.repeat(1, B) + shift
-    edge_attr = torch.cat([w.reshape(B, -1) for w in ws], dim=1).reshape(-1, 1)
+    edge_attr = torch.cat([e.reshape(B, -1, K) for e in edges], dim=1).reshape(-1, K)
     layer = torch.cat([torch.full((d,), l, device=device) for l, d in enumerate(dims)]).long()
     hidden = (layer > 0) & (layer < L)
     return NNGraph(
@@ -130,6 +153,7 @@ def mlp_to_graph(weights, biases, *, num_hidden=None) -> NNGraph:
         batch=torch.arange(B, device=device).repeat_interleave(V),
         num_graphs=B,
         layer_dims=dims,
+        kernel_size=tuple(kernel_size),
     )
 
 
@@ -139,6 +163,11 @@ def graph_to_mlp(graph: NNGraph) -> tuple[list[torch.Tensor], list[torch.Tensor]
         from ._checks import describe
 
         raise TypeError(f"graph must be an NNGraph, got {describe(graph)}")
+    if graph.edge_attr.shape[-1] != 1:
+        raise ValueError(
+            f"graph must be an MLP graph (scalar edge features), got edge_attr of shape "
+            f"{tuple(graph.edge_attr.shape)} (a CNN graph)"
+        )
     dims, B = graph.layer_dims, graph.num_graphs
     x = graph.x.reshape(B, -1)
     e = graph.edge_attr.reshape(B, -1)

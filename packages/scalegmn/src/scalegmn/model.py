@@ -15,6 +15,7 @@ from torch import nn
 
 from ._checks import check_bool, check_int, check_option, check_probability, check_tensor
 from ._validation import check_layouts, check_mlp, is_mlp_list
+from .cnn import _kernel_size, check_cnn, cnn_edge_features, is_cnn
 from .graph import edge_types, node_types
 from .layers import MLP, EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
 
@@ -137,6 +138,7 @@ class ScaleGMN(nn.Module):
         bidirectional=False,
         readout="last_layer",
         dropout=0.0,
+        kernel_size=1,
     ):
         super().__init__()
         self.layouts = check_layouts(layer_dims)
@@ -148,6 +150,13 @@ class ScaleGMN(nn.Module):
         self.bidirectional = check_bool(bidirectional, "bidirectional")
         self.readout = check_option(readout, "readout", READOUTS)
         self.dropout = check_probability(dropout, "dropout", allow_one=False)
+        self.kernel_size = _kernel_size(kernel_size)
+        edge_dim = self.kernel_size[0] * self.kernel_size[1]
+        if edge_dim > 1 and self.bidirectional and self.symmetry in ("scale", "hetero"):
+            raise ValueError(
+                "bidirectional=True with symmetry 'scale'/'hetero' uses 1/W on backward edges, "
+                f"which needs kernel_size 1 (scalar weights), got kernel_size {kernel_size!r}"
+            )
         Fd = self.d_hidden
         dims = self.layouts[0]
         self.num_hidden = max(len(d) - 2 for d in self.layouts)
@@ -156,7 +165,7 @@ class ScaleGMN(nn.Module):
         self.node_pe = nn.Parameter(torch.randn(n_node, Fd))
         self.edge_pe = nn.Parameter(torch.randn(n_edge, Fd))
         self.proj_node = nn.Linear(1, Fd, bias=False)
-        self.proj_edge = nn.Linear(1, Fd, bias=False)
+        self.proj_edge = nn.Linear(edge_dim, Fd, bias=False)
         self.reciprocal = self.bidirectional and self.symmetry in ("scale", "hetero")
         if self.reciprocal:
             self.bw_edge_pe = nn.Parameter(torch.randn(n_edge, Fd))
@@ -192,7 +201,17 @@ class ScaleGMN(nn.Module):
         return node_types(dims, self.num_hidden).to(dev), edge_types(dims, self.num_hidden).to(dev)
 
     def _inputs(self, weights, biases, sign_mask):
-        if len(self.layouts) == 1:
+        if is_cnn(weights):
+            ws, bs, batched, got = cnn_edge_features(
+                weights, biases, kernel_size=self.kernel_size
+            )
+            if got not in self.layouts:
+                raise ValueError(
+                    f"weights have layout (channels) {list(got)}, which is not one of the "
+                    f"model's layer_dims {[list(d) for d in self.layouts]}"
+                )
+            batched = True
+        elif len(self.layouts) == 1:
             ws, bs, batched = check_mlp(weights, biases, layer_dims=self.layouts[0])
         else:
             ws, bs, batched = check_mlp(weights, biases)
@@ -208,8 +227,10 @@ class ScaleGMN(nn.Module):
         p = self.proj_node.weight
         ws = [w.to(device=p.device, dtype=p.dtype) for w in ws]
         bs = [b.to(device=p.device, dtype=p.dtype) for b in bs]
+        if ws[0].ndim == 3:  # MLP weights: 1 x 1 kernels
+            ws = [_as_kernel(w, self.kernel_size) for w in ws]
         B = ws[0].shape[0]
-        dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+        dims = (ws[0].shape[-2], *(w.shape[-3] for w in ws))
         if self.symmetry == "hetero":
             if sign_mask is None:
                 raise ValueError(
@@ -259,7 +280,7 @@ class ScaleGMN(nn.Module):
         es = []
         for l in range(1, L + 1):
             t = epe[l - 1].reshape(dims[l], dims[l - 1], -1)
-            h = self.proj_edge(ws[l - 1].unsqueeze(-1))
+            h = self.proj_edge(ws[l - 1])
             es.append(h + t if perm else h * t)
         bws = None
         if self.bidirectional:
@@ -272,7 +293,7 @@ class ScaleGMN(nn.Module):
                         )
                 bpe = torch.split(self.bw_edge_pe[edge_type], sizes)
                 bws = [
-                    self.proj_bw_edge(1.0 / ws[l - 1].unsqueeze(-1))
+                    self.proj_bw_edge(1.0 / ws[l - 1])
                     * bpe[l - 1].reshape(dims[l], dims[l - 1], -1)
                     for l in range(1, L + 1)
                 ]
@@ -319,7 +340,10 @@ class ScaleGMN(nn.Module):
         items = []
         for k in range(n):
             try:
-                ws, bs, batched = check_mlp(weights[k], biases[k])
+                if is_cnn(weights[k]):
+                    ws, bs, batched, _ = check_cnn(weights[k], biases[k])
+                else:
+                    ws, bs, batched = check_mlp(weights[k], biases[k])
             except (TypeError, ValueError) as err:
                 raise type(err)(f"weights[{k}] / biases[{k}] (network {k}): {err}") from None
             if not batched:
@@ -328,7 +352,7 @@ class ScaleGMN(nn.Module):
             m = masks[k]
             if m is not None:
                 check_tensor(m, f"sign_mask[{k}]", ndim=(0, 1, 2), dtype="bool")
-                b, V = ws[0].shape[0], ws[0].shape[-1] + sum(w.shape[-2] for w in ws)
+                b, V = ws[0].shape[0], ws[0].shape[2] + sum(w.shape[1] for w in ws)
                 if m.ndim == 0 or (m.ndim == 1 and m.shape[0] == b):
                     m = m.reshape(-1, 1).expand(b, V)
                 elif m.ndim == 1 and not batched and m.shape[0] == V:
@@ -338,13 +362,13 @@ class ScaleGMN(nn.Module):
                         f"sign_mask[{k}] must have shape ({b},) or ({b}, {V}), "
                         f"got shape {tuple(masks[k].shape)}"
                     )
-            dims = (ws[0].shape[-1], *(w.shape[-2] for w in ws))
+            dims = (ws[0].shape[2], *(w.shape[1] for w in ws))
             if dims not in self.layouts:
                 raise ValueError(
                     f"weights[{k}] (network {k}) has layout {list(dims)}, which is not one of "
                     f"the model's layer_dims {[list(d) for d in self.layouts]}"
                 )
-            groups.setdefault(dims, []).append(k)
+            groups.setdefault(tuple(tuple(w.shape[1:]) for w in ws), []).append(k)
             items.append((ws, bs, m))
         results: list = [None] * n
         for ks in groups.values():
@@ -426,3 +450,14 @@ def _slice(out, start, stop):
     if isinstance(out, torch.Tensor):
         return out[start:stop]
     return [_slice(o, start, stop) for o in out]
+
+
+def _as_kernel(w, kernel_size):
+    """[B, d_l, d_{l-1}] scalar weights -> [B, d_l, d_{l-1}, k_h * k_w] centred 1 x 1 kernels
+    (the layout :func:`scalegmn.cnn.cnn_edge_features` gives a CNN's linear layers)."""
+    kh, kw = kernel_size
+    if kh * kw == 1:
+        return w.unsqueeze(-1)
+    out = w.new_zeros(*w.shape, kh * kw)
+    out[..., ((kh - 1) // 2) * kw + (kw - 1) // 2] = w
+    return out
