@@ -170,3 +170,47 @@ def test_mixed_layout_rules():
     )
     assert_rejects(ValueError, "sign_mask[0]", het, [W], [B], sign_mask=[torch.ones(3, dtype=bool)])
     assert_rejects(ValueError, "num_hidden", S.mlp_to_graph, W, B, num_hidden=0)
+
+
+def test_cnn_rules():
+    conv = [torch.randn(3, 2, 3, 3), torch.randn(1, 3)]
+    cb = [torch.randn(3), torch.randn(1)]
+    x = torch.randn(4, 2, 5, 5)
+    assert S.forward_cnn(conv, cb, x).shape == (4, 1)
+    # a conv kernel after a linear layer; no linear layer at the end; channel mismatch
+    assert_rejects(
+        ValueError,
+        "weights[2]",
+        S.forward_cnn,
+        conv + [torch.randn(1, 1, 1, 1)],
+        cb + [torch.randn(1)],
+        x,
+    )
+    assert_rejects(ValueError, "weights", S.forward_cnn, conv[:1], cb[:1], x)
+    assert_rejects(ValueError, "weights[1]", S.forward_cnn, [conv[0], torch.randn(1, 4)], cb, x)
+    assert_rejects(ValueError, "biases[0]", S.forward_cnn, conv, [torch.randn(4), cb[1]], x)
+    assert_rejects(ValueError, "x", S.forward_cnn, conv, cb, torch.randn(4, 3, 5, 5))
+    assert_rejects(ValueError, "activation", S.forward_cnn, conv, cb, x, activation="gelu")
+    bad = [conv[0].clone(), conv[1]]
+    bad[0][0, 0, 0, 0] = float("inf")
+    assert_rejects(ValueError, "weights[0]", S.forward_cnn, bad, cb, x)
+    # kernels larger than the model's kernel_size; reciprocal backward edges need scalars
+    m = S.ScaleGMN((2, 3, 1), out_dim=2, d_hidden=4, num_layers=1, kernel_size=1)
+    assert_rejects(ValueError, "kernel_size", m, conv, cb)
+    assert_rejects(ValueError, "kernel_size", S.ScaleGMN, (2, 3, 1), out_dim=2, kernel_size=0)
+    assert_rejects(TypeError, "kernel_size", S.ScaleGMN, (2, 3, 1), out_dim=2, kernel_size="3")
+    assert_rejects(
+        ValueError,
+        "kernel_size",
+        S.ScaleGMN,
+        (2, 3, 1),
+        out_dim=2,
+        kernel_size=3,
+        symmetry="scale",
+        bidirectional=True,
+    )
+    assert_rejects(ValueError, "q", S.cnn_apply_scaling, conv, cb, [torch.zeros(3)])
+    assert_rejects(
+        ValueError, "perms[0]", S.cnn_apply_permutation, conv, cb, [torch.tensor([0, 0, 1])]
+    )
+    assert_rejects(ValueError, "kernel_size", S.cnn_to_graph, conv, cb, kernel_size=1)

@@ -71,7 +71,9 @@ def check_cnn(weights, biases):
             raise ValueError(f"weights[{i}] is a conv kernel after a linear layer")
         seen_linear = seen_linear or not conv
         if tuple(w.shape[: len(lead)]) != lead:
-            raise ValueError(f"weights[{i}] has batch size {w.shape[0]} but weights[0] has {lead[0]}")
+            raise ValueError(
+                f"weights[{i}] has batch size {w.shape[0]} but weights[0] has {lead[0]}"
+            )
         if i > 0:
             prev = ws[-1].shape[len(lead)]
             if w.shape[len(lead) + 1] != prev:
@@ -128,9 +130,7 @@ def cnn_edge_features(weights, biases, *, kernel_size=None):
     for i, w in enumerate(ws):
         kh, kw = w.shape[-2:]
         if kh > ks[0] or kw > ks[1]:
-            raise ValueError(
-                f"weights[{i}] has a {kh} x {kw} kernel, larger than kernel_size {ks}"
-            )
+            raise ValueError(f"weights[{i}] has a {kh} x {kw} kernel, larger than kernel_size {ks}")
         ph, pw = ks[0] - kh, ks[1] - kw
         w = F.pad(w, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2))
         edges.append(w.flatten(-2))
@@ -153,7 +153,9 @@ def forward_cnn(weights, biases, x, *, activation="relu"):
         return _forward_one(ws, bs, x, act)
     B = ws[0].shape[0]
     if x.ndim == 5 and x.shape[0] != B:
-        raise ValueError(f"x has {x.shape[0]} networks but weights have {B}, got shape {tuple(x.shape)}")
+        raise ValueError(
+            f"x has {x.shape[0]} networks but weights have {B}, got shape {tuple(x.shape)}"
+        )
     return torch.stack(
         [
             _forward_one([w[g] for w in ws], [b[g] for b in bs], x[g] if x.ndim == 5 else x, act)
@@ -189,7 +191,9 @@ def cnn_apply_scaling(weights, biases, q):
     ws, bs, batched, _ = check_cnn(weights, biases)
     shapes = _hidden(ws, batched)
     # _check_factors reads the hidden shapes from w.shape[:-1] of 2-D-like weights
-    q = _check_factors(q, "q", [torch.empty(s + (1,), dtype=ws[0].dtype) for s in shapes] + [ws[-1]], dtype="f")
+    q = _check_factors(
+        q, "q", [torch.empty(s + (1,), dtype=ws[0].dtype) for s in shapes] + [ws[-1]], dtype="f"
+    )
     q = [v.to(dtype=ws[0].dtype) for v in q]
     lead = 1 if batched else 0
     out_w, out_b = [], []
@@ -214,7 +218,10 @@ def cnn_apply_permutation(weights, biases, perms):
     ws, bs, batched, _ = check_cnn(weights, biases)
     shapes = _hidden(ws, batched)
     perms = _check_factors(
-        perms, "perms", [torch.empty(s + (1,), dtype=ws[0].dtype) for s in shapes] + [ws[-1]], dtype="index"
+        perms,
+        "perms",
+        [torch.empty(s + (1,), dtype=ws[0].dtype) for s in shapes] + [ws[-1]],
+        dtype="index",
     )
     lead = 1 if batched else 0
     out_w, out_b = [], []

@@ -202,7 +202,7 @@ class ScaleGMN(nn.Module):
 
     def _inputs(self, weights, biases, sign_mask):
         if is_cnn(weights):
-            ws, bs, batched, got = cnn_edge_features(
+            ws, bs, batched, got, _ = cnn_edge_features(
                 weights, biases, kernel_size=self.kernel_size
             )
             if got not in self.layouts:
