@@ -6,7 +6,7 @@ from . import zoo
 from .cnn import cnn_apply_permutation, cnn_apply_scaling, forward_cnn
 from .graph import NNGraph, cnn_to_graph, graph_to_mlp, mlp_to_graph
 from .layers import EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
-from .model import GMNLayer, ScaleGMN
+from .model import GMNLayer, ScaleGMN, ScaleGMNEquivariant
 from .symmetry import (
     apply_permutation,
     apply_scaling,
@@ -25,6 +25,7 @@ __all__ = [
     "ReScaleEqMessage",
     "ScaleEq",
     "ScaleGMN",
+    "ScaleGMNEquivariant",
     "ScaleInv",
     "__version__",
     "apply_permutation",

@@ -19,7 +19,7 @@ from .cnn import _kernel_size, check_cnn, cnn_edge_features, is_cnn
 from .graph import edge_types, node_types
 from .layers import MLP, EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
 
-__all__ = ["GMNLayer", "ScaleGMN"]
+__all__ = ["GMNLayer", "ScaleGMN", "ScaleGMNEquivariant"]
 
 SYMMETRIES = ("sign", "scale", "hetero", "permutation")
 READOUTS = ("last_layer", "full_graph")
@@ -461,3 +461,86 @@ def _as_kernel(w, kernel_size):
     out = w.new_zeros(*w.shape, kh * kw)
     out[..., ((kh - 1) // 2) * kw + (kw - 1) // 2] = w
     return out
+
+
+class ScaleGMNEquivariant(ScaleGMN):
+    """ScaleGMN with an equivariant weight-space head (the paper's ``ScaleGMN_equiv``, used for
+    INR editing): it maps a network to a parameter-shaped output that transforms like the
+    input, ``f(g . theta) = g . f(theta)`` for hidden permutations and the symmetry's scalings.
+
+    Hidden neuron i's output bias is a bias-free linear map of its (q_i-equivariant)
+    embedding, so it scales by q_i; edge outputs are bias-free linear maps of the edge
+    embeddings (q_i / q_j); output-neuron biases are invariant. All layers update edges.
+    ``forward(weights, biases, *, sign_mask=None) -> (weights, biases)``: lists shaped like
+    the batched input ([B, d_l, d_{l-1}] and [B, d_l]; a CNN's conv layers
+    [B, c_l, c_{l-1}, k_h, k_w] with their own kernel sizes).
+    Mixed layouts: a list of networks in, a list of (weights, biases) out. Typical use:
+    ``edited = theta + model(theta)`` (equivariant residual editing).
+    """
+
+    def __init__(
+        self,
+        layer_dims,
+        *,
+        d_hidden=128,
+        num_layers=4,
+        symmetry="sign",
+        bidirectional=False,
+        dropout=0.0,
+        kernel_size=1,
+    ):
+        super().__init__(
+            layer_dims,
+            out_dim=1,
+            d_hidden=d_hidden,
+            num_layers=num_layers,
+            symmetry=symmetry,
+            bidirectional=bidirectional,
+            readout="last_layer",
+            dropout=dropout,
+            kernel_size=kernel_size,
+        )
+        for name in ("head", "project_last", "project_first"):
+            if hasattr(self, name):
+                delattr(self, name)
+        Fd = self.d_hidden
+        self.layers = nn.ModuleList(
+            GMNLayer(Fd, symmetry=self.symmetry, bidirectional=self.bidirectional)
+            for _ in range(self.num_layers)
+        )
+        self.node_out = nn.Linear(Fd, 1, bias=False)
+        self.out_bias = MLP(Fd, 1, Fd)  # output neurons: no scaling acts on them
+        kh, kw = self.kernel_size
+        self.edge_out = nn.Linear(Fd, kh * kw, bias=False)
+
+    def _edit(self, weights, biases, sign_mask):
+        xs, es, _ = self._run(weights, biases, sign_mask)
+        KH, KW = self.kernel_size
+        if is_cnn(weights):
+            raw = check_cnn(weights, biases)[0]
+            lead = raw[0].ndim - 4
+            kernels = [tuple(w.shape[-2:]) if w.ndim - lead == 4 else None for w in raw]
+        else:
+            kernels = [None] * len(es)
+        dw = []
+        for e, k in zip(es, kernels, strict=True):
+            w = self.edge_out(e).unflatten(-1, (KH, KW))
+            if k is None:  # a linear layer: the centre of its 1 x 1 kernel
+                dw.append(w[..., (KH - 1) // 2, (KW - 1) // 2])
+            else:  # a conv layer: its own kernel, cropped from the centred padding
+                t, le = (KH - k[0]) // 2, (KW - k[1]) // 2
+                dw.append(w[..., t : t + k[0], le : le + k[1]])
+        db = [self.node_out(x).squeeze(-1) for x in xs[1:-1]]
+        db.append(self.out_bias(xs[-1]).squeeze(-1))
+        return dw, db
+
+    def forward(self, weights, biases, *, sign_mask=None):
+        """Equivariant parameter-shaped output (weights, biases); see the class docstring."""
+        if is_mlp_list(weights):
+            return [
+                (r[0], r[1])
+                for r in self._per_layout(
+                    weights, biases, sign_mask, lambda w, b, m: self._edit(w, b, m)
+                )
+            ]
+        return self._edit(weights, biases, sign_mask)
