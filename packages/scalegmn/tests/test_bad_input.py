@@ -214,3 +214,17 @@ def test_cnn_rules():
         ValueError, "perms[0]", S.cnn_apply_permutation, conv, cb, [torch.tensor([0, 0, 1])]
     )
     assert_rejects(ValueError, "kernel_size", S.cnn_to_graph, conv, cb, kernel_size=1)
+
+
+def test_equivariant_head_rules():
+    E = S.ScaleGMNEquivariant
+    assert_rejects(TypeError, "layer_dims", E, 5)
+    assert_rejects(ValueError, "d_hidden", E, DIMS, d_hidden=0)
+    assert_rejects(ValueError, "symmetry", E, DIMS, symmetry="rotation")
+    assert_rejects(TypeError, "bidirectional", E, DIMS, bidirectional="yes")
+    assert_rejects(ValueError, "kernel_size", E, DIMS, kernel_size=(3, 3, 3))
+    head = E(DIMS, d_hidden=4, num_layers=1)
+    assert_rejects(ValueError, "weights[0]", head, [torch.randn(3, 5), W[1]], B)
+    assert_rejects(
+        ValueError, "sign_mask", E(DIMS, d_hidden=4, num_layers=1, symmetry="hetero"), W, B
+    )

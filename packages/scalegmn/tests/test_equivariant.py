@@ -16,7 +16,9 @@ def equiv_model(sym, dims=DIMS, seed=0, **kw):
 
 
 def rel(a, b):
-    return max(float((x - y).norm() / (y.norm() + 1e-30)) for x, y in zip(a, b, strict=True))
+    return max(
+        float(((x - y).norm() / (y.norm() + 1e-30)).detach()) for x, y in zip(a, b, strict=True)
+    )
 
 
 @pytest.mark.parametrize(
