@@ -74,7 +74,7 @@ CASES = [
     keyword(Int, _pinn, "n_interior", minimum=1),
     keyword(Int, _pinn, "n_boundary", minimum=1),
     keyword(Option, _pinn, "sampler", valid=frozenset({"grid", "uniform"})),
-    keyword(Int, _vspinn, "level", minimum=1),
+    keyword(Int, _vspinn, "level", minimum=1, maximum=2),
     keyword(Int, _vspinn, "m", minimum=1),
     keyword(Int, _vspinn, "p", minimum=2, none_ok=True),
     Array("PINN.predict.x", "x", lambda v: PINN.predict(v), (5, 1), (2,)),

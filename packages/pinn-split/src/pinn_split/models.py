@@ -262,7 +262,7 @@ class VSPINN(_Model):
     ) -> None:
         super().__init__()
         self.pde = _check_pde(pde)
-        self.level = check_int(level, "level", minimum=1)
+        self.level = check_int(level, "level", minimum=1, maximum=2)  # the contract: level=1|2
         if system is None:
             system = split_system(pde, self.level)
         elif not isinstance(system, SplitSystem):
