@@ -48,14 +48,14 @@ CASES = [
     ),
     suite.Array("num_equivariant_maps.adj", "adj", num_equivariant_maps, (3, 3), ndims=(2,)),
     suite.Array(
-        "SchurLayer.template_adj", "adj", lambda v: SchurLayer(v, 2, 2), (3, 3), ndims=(2,)
+        "SchurLayer.template_adj", "template_adj", lambda v: SchurLayer(v, 2, 2), (3, 3), ndims=(2,)
     ),
     suite.Int("SchurLayer.in_dim", "in_dim", lambda v: SchurLayer(C6, v, 2), minimum=1),
     suite.Int("SchurLayer.out_dim", "out_dim", lambda v: SchurLayer(C6, 2, v), minimum=1),
     suite.Flag("SchurLayer.bias", "bias", lambda v: SchurLayer(C6, 2, 2, bias=v)),
     suite.Array(
         "SecondOrderSchurLayer.template_adj",
-        "adj",
+        "template_adj",
         lambda v: SecondOrderSchurLayer(v, 2, 2),
         (3, 3),
         ndims=(2,),
@@ -177,7 +177,7 @@ def test_asymmetric_adjacency_is_a_value_error(arrays):
     np.fill_diagonal(a, 0.0)
     a[0, 1], a[1, 0] = 1.0, 0.0
     assert_rejects(ValueError, "adj", eigenspace_projectors, a)
-    assert_rejects(ValueError, "adj", SchurLayer, a, 2, 2)
+    assert_rejects(ValueError, "template_adj", SchurLayer, a, 2, 2)
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from ._checks import check_bool, check_int, check_tensor
+from ._validation import check_adjacency
 from .spectral import _eigenspaces, eigenspace_projectors, laplacian_matrix
 
 __all__ = ["LinmapsLayer", "SchurLayer", "SecondOrderSchurLayer"]
@@ -69,6 +70,7 @@ class _TemplateLayer(_WeightedLayer):
     """A layer built on one template's Laplacian eigenbasis (buffers shared by both orders)."""
 
     def __init__(self, template_adj: Any, order: int, in_dim: int, out_dim: int, bias: Any):
+        template_adj = check_adjacency(template_adj, "template_adj")  # errors name the argument
         vals, proj = eigenspace_projectors(template_adj)
         _, vecs, groups = _eigenspaces(laplacian_matrix(template_adj), 1e-6)
         super().__init__((len(vals),) * order, in_dim, out_dim, bias)
