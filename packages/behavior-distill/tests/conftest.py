@@ -3,15 +3,6 @@
 
 import torch
 
+from papershelf_harness.testing import assert_close as close  # noqa: F401 (tests import it)
+
 torch.set_num_threads(1)
-
-
-def close(actual, desired, *, rtol, atol=0.0):
-    """numpy's assert_allclose on tensors (torch.testing imports its distributed-tensor support,
-    seconds on a loaded machine)."""
-    import numpy as np
-
-    def arr(x):
-        return x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
-
-    np.testing.assert_allclose(arr(actual), arr(desired), rtol=rtol, atol=atol)

@@ -268,3 +268,13 @@ def test_run_readme_examples_runs_blocks_in_order_and_ends_fences_at_line_start(
     (tmp_path / "README.md").write_text("# no example\n")
     with pytest.raises(AssertionError, match="no ```python block"):
         run_readme_examples(tmp_path / "tests" / "test_readme.py")
+
+
+def test_assert_close_takes_arrays_and_fails_on_a_difference():
+    import numpy as np
+
+    from papershelf_harness.testing import assert_close
+
+    assert_close([1.0, 2.0], np.array([1.0, 2.0 + 1e-12]), rtol=1e-9)
+    with pytest.raises(AssertionError):
+        assert_close([1.0, 2.0], [1.0, 2.1], rtol=1e-3)

@@ -125,3 +125,17 @@ def _names(exc: type[BaseException] | tuple[type[BaseException], ...]) -> str:
     if isinstance(exc, tuple):
         return " or ".join(e.__name__ for e in exc)
     return exc.__name__
+
+
+def assert_close(actual: Any, desired: Any, *, rtol: float = 1e-7, atol: float = 0.0) -> None:
+    """``numpy.testing.assert_allclose`` that also takes torch tensors (detached, moved to the
+    CPU). ``torch.testing.assert_close`` imports torch's distributed-tensor support on first use,
+    which costs seconds per test process on a loaded machine; this costs nothing."""
+    import numpy as np
+
+    def arr(x: Any) -> Any:
+        if hasattr(x, "detach") and hasattr(x, "cpu"):
+            return x.detach().cpu().numpy()
+        return np.asarray(x)
+
+    np.testing.assert_allclose(arr(actual), arr(desired), rtol=rtol, atol=atol)
