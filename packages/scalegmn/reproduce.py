@@ -257,9 +257,8 @@ def claims(args):
 def _cnn_claim():
     """CNN setting (property): channel scalings q in [0.1, 10] + channel permutations of ReLU
     CNNs keep the function; ScaleGMN on kernel edge features is invariant, GMN is not."""
-    import torch
-
     import scalegmn as S
+    import torch
 
     g = torch.Generator().manual_seed(0)
     shapes = [(4, 2, 3, 3), (4, 4, 3, 3), (3, 4), (2, 3)]
