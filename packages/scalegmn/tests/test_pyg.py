@@ -55,3 +55,15 @@ def test_pyg_message_passing_matches_dense_layer():
         dense.append(msg.sum(dim=2))
     dense = torch.cat(dense, dim=1).reshape(-1, x.shape[-1])
     assert torch.allclose(agg, dense, rtol=1e-10, atol=1e-12)
+
+
+def test_cnn_graph_to_data_list_keeps_kernels():
+    g = torch.Generator().manual_seed(0)
+    ws = [torch.randn(2, 3, 2, 3, 3, generator=g), torch.randn(2, 1, 3, generator=g)]
+    bs = [torch.randn(2, 3, generator=g), torch.randn(2, 1, generator=g)]
+    graph = S.cnn_to_graph(ws, bs)
+    datas = to_data_list(graph)
+    assert len(datas) == 2 and datas[1].edge_attr.shape == (2 * 3 + 3 * 1, 9)
+    assert torch.equal(datas[1].edge_attr[:6], ws[0][1].reshape(6, 9))
+    batch = next(iter(DataLoader(datas, batch_size=2)))
+    assert torch.equal(batch.edge_attr, graph.edge_attr)
