@@ -115,7 +115,7 @@ def _measure(table, configs, batch, loss, repeat):
 
 def run(args):
     torch.set_num_threads(1)
-    repeat = 3 if args.quick else 5
+    repeat = 1 if args.quick else 5
     batch, tokens = (2, 16) if args.quick else (8, 128)
     table = Table(["config", "trainable", "step ms", "time ratio", "saved MB", "memory ratio"])
 
