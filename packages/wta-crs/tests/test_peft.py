@@ -54,7 +54,6 @@ def test_lora_wta_exact_outputs_and_input_gradients():
         assert any(not torch.allclose(g[n], exact[n]) for n in exact)  # ∇W sampled
 
 
-@pytest.mark.slow
 def test_lora_wta_lora_gradients_are_unbiased():
     model, (_, _, exact) = _converted(IDS)
     runs = 150
