@@ -90,12 +90,10 @@ def ratio_claims(args):
             f"|E_H*|/|Ē| = {s.num_minimal_negatives}/{s.num_non_edges}"
         ),
     )
-    yield Claim(
+    yield Claim.not_run(
         "MeSH 2020: negatives reduced by 95.83% (k = 4)",
         paper="-95.83%",
-        measured="not run",
-        holds=None,
-        note="MeSH is not bundled (no downloads at run time); synthetic graphs only",
+        why="MeSH is not bundled (no downloads at run time); synthetic graphs only",
     )
 
 
@@ -145,7 +143,7 @@ def training_claims(args):
             "GT-BOX / SIM-VEC training on the reduced vs the full set",
             "hard nested boxes",
         ):
-            yield Claim(text, paper="-", measured="not run", holds=None, note="needs torch")
+            yield Claim.not_run(text, paper="-", why="needs torch")
         return
     adj, runs, budget = _train_all(args)
     n = len(adj)

@@ -206,12 +206,11 @@ def claims_selection(args):
         holds=bool(f_soft < f_pol),
         note="same data, seed, lr and updates; the critic is read at a soft action it never saw",
     )
-    yield Claim(
+    yield Claim.not_run(
         "DOTA-v1.0 / HRSC2016 mAP with ReDet (1-10% labels)",
         paper="state of the art (paper tables; numbers not retrieved)",
+        why="needs the ReDet detector, the datasets and a GPU; not in this package's scope",
         measured="n/a",
-        holds=None,
-        note="needs the ReDet detector, the datasets and a GPU; not in this package's scope",
     )
 
 

@@ -257,12 +257,11 @@ def claims(args):
         measured=f"mid {mid:.6f}, ends {ts[0]:.2f}/{ts[-1]:.2f}",
         holds=mono and ts[0] == 0.98 and ts[-1] == 0.02 and abs(mid - want) < 1e-12,
     )
-    yield Claim(
+    yield Claim.not_run(
         "real scenes: SD-inpainting + LangSAM edits, CLIP direction scores, user study",
         paper="qualitative + CLIP/user study",
+        why="needs a GPU and model weights; the pipeline takes such backends, none shipped",
         measured="n/a",
-        holds=None,
-        note="needs a GPU and model weights; the pipeline takes such backends, none shipped",
     )
 
 

@@ -123,19 +123,17 @@ def claims(args):
         holds=None,
         note="needs an LMM; evaluate(model, qs, n_shuffles=...) measures it for any model",
     )
-    yield Claim(
+    yield Claim.not_run(
         "marking the true (wrong) caption <Correct> raises (lowers) LMM accuracy",
         paper="all models: marked-true above baseline, marked-wrong below (Fig. 8)",
+        why="needs an LMM; augment(q, mark=...) builds the four question sets",
         measured="n/a",
-        holds=None,
-        note="needs an LMM; augment(q, mark=...) builds the four question sets",
     )
-    yield Claim(
+    yield Claim.not_run(
         "LMM accuracies (GPT-4o 75.4 / 72.2 on CS gold, humans 86.4 / 78.4)",
         paper="Table 1",
+        why="needs the gold set (Hugging Face) and the models; from_records + evaluate run it",
         measured="n/a",
-        holds=None,
-        note="needs the gold set (Hugging Face) and the models; from_records + evaluate run it",
     )
 
 

@@ -222,19 +222,15 @@ def claims(args):
             note=f"ViM d=32, KNN k=50, ReAct at the 90th percentile; WeiPer+KLD {m['kld_tuned']:.3f}",
         )
     else:
-        yield Claim(
+        yield Claim.not_run(
             "pytorch-ood detectors on the same features",
             paper="peers",
-            measured="not run",
-            holds=None,
-            note="pytorch-ood is not installed here; `nox -s reproduce` installs the bench group",
+            why="pytorch-ood is not installed here; `nox -s reproduce` installs the bench group",
         )
-    yield Claim(
+    yield Claim.not_run(
         "CIFAR10 / ResNet18 (OpenOOD v1.5) WeiPer+KLD near / far AUROC",
         paper="90.5 / 93.2",
-        measured="not run",
-        holds=None,
-        note="needs OpenOOD's datasets and checkpoints; not reproduced here",
+        why="needs OpenOOD's datasets and checkpoints; not reproduced here",
     )
 
 

@@ -278,3 +278,15 @@ def test_assert_close_takes_arrays_and_fails_on_a_difference():
     assert_close([1.0, 2.0], np.array([1.0, 2.0 + 1e-12]), rtol=1e-9)
     with pytest.raises(AssertionError):
         assert_close([1.0, 2.0], [1.0, 2.1], rtol=1e-3)
+
+
+def test_claim_not_run_is_an_unchecked_row():
+    c = Claim.not_run("ImageNet top-1", paper="76.1", why="no ImageNet offline")
+    assert (c.claim, c.paper, c.measured, c.holds, c.note) == (
+        "ImageNet top-1",
+        "76.1",
+        "not run",
+        None,
+        "no ImageNet offline",
+    )
+    assert Claim.not_run("x", paper="-", why="y", measured="n/a").measured == "n/a"

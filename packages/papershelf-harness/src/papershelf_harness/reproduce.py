@@ -43,6 +43,12 @@ class Claim:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    @classmethod
+    def not_run(cls, claim: str, *, paper: str, why: str, measured: str = "not run") -> Claim:
+        """A claim this run cannot check (data, models or hardware it lacks): ``holds`` None,
+        ``why`` as the note. ``Claim.not_run("ImageNet top-1", paper="76.1", why="no ImageNet")``."""
+        return cls(claim, paper, measured, None, why)
+
 
 def _as_claim(row: Claim | Mapping[str, Any]) -> Claim:
     if isinstance(row, Claim):
