@@ -116,23 +116,12 @@ OUT_OF_RANGE = [
     suite.OutOfRange(
         "clip_level.noise_trace", "noise_trace", lambda v: cs.clip_level(v, 10), _floats(hi=-1e-9)
     ),
-    suite.keyword(
-        suite.OutOfRange,
-        cs.clip_level,
-        "delta",
-        1.0,
-        10,
-        id="clip_level.delta<=0",
-        values=_floats(hi=0.0),
-    ),
-    suite.keyword(
-        suite.OutOfRange,
-        cs.clip_level,
-        "delta",
-        1.0,
-        10,
-        id="clip_level.delta>=1",
-        values=_floats(lo=1.0),
+    *(
+        suite.keyword(suite.OutOfRange, cs.clip_level, "delta", 1.0, 10, id=label, values=bad)
+        for label, bad in [
+            ("clip_level.delta<=0", _floats(hi=0.0)),
+            ("clip_level.delta>=1", _floats(lo=1.0)),
+        ]
     ),
     suite.keyword(suite.OutOfRange, cs.clip_level, "c", 1.0, 10, values=_floats(hi=0.0)),
     suite.keyword(
