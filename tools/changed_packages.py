@@ -5,7 +5,7 @@
     python tools/changed_packages.py HEAD~3 --args --session tests_slow   # one argv item per line
 
 A change outside packages/ that affects every environment (the root pyproject, noxfile.py,
-tools/, .ci/) selects every package. A change of uv.lock selects the packages whose locked
+tools/, .ci/ but for the .ci/slow-base marker) selects every package. A change of uv.lock selects the packages whose locked
 environment changed: those that reach, through the lock's dependencies, extras and groups, an
 entry that was added, removed or changed (a new workspace package changes no other package's
 environment). Dependents are found through all of a package's requirements: dependencies,
@@ -25,6 +25,9 @@ from _workspace import Package, canonical, discover, requirement_name
 
 ROOT = Path(__file__).resolve().parents[1]
 GLOBAL = ("pyproject.toml", "noxfile.py", "tools/", ".ci/")
+# files under a GLOBAL path that change no environment: the marker of the last landing whose CI
+# ran the slow tests is moved at the start of every session and must not select every package
+NEUTRAL = (".ci/slow-base",)
 LOCK = "uv.lock"
 
 
@@ -124,7 +127,12 @@ def select(
     """Packages touched by ``files`` (and their dependents). ``lock_change``: the packages whose
     locked environment changed (see ``lock_affected``); a uv.lock change without it selects all."""
     names = {canonical(p.name) for p in packages}
-    if any(f == g or (g.endswith("/") and f.startswith(g)) for f in files for g in GLOBAL):
+    if any(
+        f == g or (g.endswith("/") and f.startswith(g))
+        for f in files
+        if f not in NEUTRAL
+        for g in GLOBAL
+    ):
         return names
     if LOCK in files and lock_change is None:
         return names

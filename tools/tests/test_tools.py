@@ -100,6 +100,13 @@ def test_changed_packages_adds_dependents(root):
     assert changed_packages.select(["packages/user-pkg/README.md"], pkgs) == {"user-pkg"}
     assert changed_packages.select(["uv.lock"], pkgs) == {"base-kernels", "user-pkg", "other"}
     assert changed_packages.select(["docs/index.md"], pkgs) == set()
+    # moving the slow-base marker changes no environment; any other .ci/ file selects all
+    assert changed_packages.select([".ci/slow-base"], pkgs) == set()
+    assert changed_packages.select([".ci/slow-base", ".ci/run"], pkgs) == {
+        "base-kernels",
+        "user-pkg",
+        "other",
+    }
     # a lock change selects what it reaches, plus dependents of what it selects
     assert changed_packages.select(["uv.lock"], pkgs, lock_change={"base-kernels"}) == {
         "base-kernels",
