@@ -43,6 +43,13 @@ def _wrappers():
 
 WRAPPERS = _wrappers()
 
+# the wrapper classes and their positional arguments after (model, group)
+WRAPPER_ARGS = {
+    "EquiTune": (le.EquiTune, ()),
+    "EquiZero": (le.EquiZero, ()),
+    "LambdaEquiTune": (le.LambdaEquiTune, (NET,)),
+}
+
 CASES = [
     *[suite.Values(f"{k}.forward.x", "x", w, bad=BAD_IMAGES) for k, w in WRAPPERS.items()],
     suite.Values("EquiZero.select.x", "x", WRAPPERS["EquiZero"].select, bad=BAD_IMAGES),
@@ -81,21 +88,19 @@ CASES = [
         lambda v: le.TokenSwap([(0, 1)]).act(v, 1),
         bad=((X, TypeError), ([0, 1], TypeError)),
     ),
-    suite.Values("EquiTune.model", "model", lambda v: le.EquiTune(v, G4), bad=NON_MODULES),
-    suite.Values("EquiZero.model", "model", lambda v: le.EquiZero(v, G4), bad=NON_MODULES),
-    suite.Values(
-        "LambdaEquiTune.model", "model", lambda v: le.LambdaEquiTune(v, G4, NET), bad=NON_MODULES
+    *(
+        suite.Values(f"{n}.model", "model", lambda v, c=c, r=r: c(v, G4, *r), bad=NON_MODULES)
+        for n, (c, r) in WRAPPER_ARGS.items()
+    ),
+    *(
+        suite.Values(f"{n}.group", "group", lambda v, c=c, r=r: c(MODEL, v, *r), bad=NOT_GROUPS)
+        for n, (c, r) in WRAPPER_ARGS.items()
     ),
     suite.Values(
         "LambdaEquiTune.weight_net",
         "weight_net",
         lambda v: le.LambdaEquiTune(MODEL, G4, v),
         bad=NON_MODULES,
-    ),
-    suite.Values("EquiTune.group", "group", lambda v: le.EquiTune(MODEL, v), bad=NOT_GROUPS),
-    suite.Values("EquiZero.group", "group", lambda v: le.EquiZero(MODEL, v), bad=NOT_GROUPS),
-    suite.Values(
-        "LambdaEquiTune.group", "group", lambda v: le.LambdaEquiTune(MODEL, v, NET), bad=NOT_GROUPS
     ),
     suite.Values(
         "equivariance_error.group",
