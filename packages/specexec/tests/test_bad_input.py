@@ -1,6 +1,7 @@
 """Bad inputs to the public API raise TypeError / ValueError naming the argument (issue 9 §2)."""
 
 import numpy as np
+import pytest
 import specexec as sx
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,29 +39,30 @@ def test_bad_rng(rng):
     assert_rejects(exc, "rng", GENERATORS[0], rng=rng)
 
 
-@FAST
-@given(t=st.one_of(st.floats(max_value=-1e-12), st.sampled_from([np.nan, np.inf, -np.inf])))
-def test_bad_temperature(t):
-    assert_rejects(ValueError, "temperature", sx.warp_probs, [0.0, 1.0], temperature=t)
-    assert_rejects(
-        ValueError, "temperature", sx.validate_tree, TREE, np.zeros((3, 4)), temperature=t
-    )
-    for gen in GENERATORS:
-        assert_rejects(ValueError, "temperature", gen, temperature=t)
+# bad values of the sampling options, and every function that takes them
+BAD_OPTION = {
+    "temperature": st.one_of(
+        st.floats(max_value=-1e-12), st.sampled_from([np.nan, np.inf, -np.inf])
+    ),
+    "top_p": st.one_of(invalid.bad_probabilities(), st.just(0.0)),
+}
+SAMPLING = [
+    lambda **kw: sx.warp_probs([0.0, 1.0], **kw),
+    lambda **kw: sx.validate_tree(TREE, np.zeros((3, 4)), **kw),
+    lambda **kw: sx.expected_tokens_per_pass(TREE, np.zeros((3, 4)), **kw),
+    *GENERATORS,
+]
 
 
 @FAST
-@given(p=st.one_of(invalid.bad_probabilities(), st.just(0.0)))
-def test_bad_top_p(p):
-    assert_rejects(ValueError, "top_p", sx.warp_probs, [0.0, 1.0], top_p=p)
-    assert_rejects(
-        ValueError, "top_p", sx.expected_tokens_per_pass, TREE, np.zeros((3, 4)), top_p=p
-    )
-    for gen in GENERATORS:
-        assert_rejects(ValueError, "top_p", gen, top_p=p)
+@pytest.mark.parametrize("name", list(BAD_OPTION))
+@given(data=st.data())
+def test_bad_sampling_option(name, data):
+    value = data.draw(BAD_OPTION[name])
+    for fn in SAMPLING:
+        assert_rejects(ValueError, name, fn, **{name: value})
 
 
-@FAST
 @given(value=invalid.non_numeric())
 def test_non_numeric_options(value):
     for name in ("temperature", "top_p"):

@@ -3,6 +3,7 @@
 from functools import partial
 
 import numpy as np
+import pytest
 import spectr_decode as sd
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,20 +53,22 @@ def test_bad_rng(rng):
     assert_rejects(exc, "rng", GENERATORS[0], rng=rng)
 
 
-@FAST
-@given(t=st.one_of(st.floats(max_value=-1e-12), st.sampled_from([np.nan, np.inf, -np.inf])))
-def test_bad_temperature(t):
-    assert_rejects(ValueError, "temperature", sd.warp, np.log(P), temperature=t)
-    for gen in GENERATORS:
-        assert_rejects(ValueError, "temperature", gen, temperature=t)
+# bad values of the sampling options; warp and every generator take them
+BAD_OPTION = {
+    "temperature": st.one_of(
+        st.floats(max_value=-1e-12), st.sampled_from([np.nan, np.inf, -np.inf])
+    ),
+    "top_p": st.one_of(invalid.bad_probabilities(), st.just(0.0)),
+}
 
 
 @FAST
-@given(p=st.one_of(invalid.bad_probabilities(), st.just(0.0)))
-def test_bad_top_p(p):
-    assert_rejects(ValueError, "top_p", sd.warp, np.log(P), top_p=p)
-    for gen in GENERATORS:
-        assert_rejects(ValueError, "top_p", gen, top_p=p)
+@pytest.mark.parametrize("name", list(BAD_OPTION))
+@given(data=st.data())
+def test_bad_sampling_option(name, data):
+    value = data.draw(BAD_OPTION[name])
+    for fn in [lambda **kw: sd.warp(np.log(P), **kw), *GENERATORS]:
+        assert_rejects(ValueError, name, fn, **{name: value})
 
 
 @FAST
