@@ -71,6 +71,12 @@ def _compare(claim, paper, res, ours, base, note, *, label=""):
     )
 
 
+def _averse(loss, data, beta, alpha, prior, M, T, rng):
+    """The smooth-ambiguity risk of ``loss`` on ``data``, its M x T draws made."""
+    risk = SmoothAmbiguityRisk(loss, beta=beta, alpha=alpha, base_sampler=prior, M=M, T=T, rng=rng)
+    return risk.draw(data)
+
+
 def _equicorrelated(rng, n, d, rho=0.3):
     z = rng.standard_normal((n, d))
     return np.sqrt(1 - rho) * z + np.sqrt(rho) * rng.standard_normal(
@@ -135,15 +141,9 @@ def sparse_linear_pilot(n_sims, *, n=50, d=40, n_test=2000, M=50, T=50, seed=7):
 
         out["ols"].append(rmse(np.linalg.lstsq(Xtr, ytr, rcond=None)[0]))
         out["neutral"].append(rmse(neutral_closed_form(Xtr, ytr, alpha=2.0)))
-        risk = SmoothAmbiguityRisk(
-            "squared",
-            beta=1.0,
-            alpha=2.0,
-            base_sampler=gaussian_prior(d),
-            M=M,
-            T=T,
-            rng=rng,
-        ).draw(np.column_stack([ytr, Xtr]))
+        risk = _averse(
+            "squared", np.column_stack([ytr, Xtr]), 1.0, 2.0, gaussian_prior(d), M, T, rng
+        )
         for key, mult in (("averse_1", 1.0), ("averse_03", 0.3)):
             risk.beta = mult * float(np.var(ytr))
             out[key].append(rmse(risk.minimize()))
@@ -163,15 +163,7 @@ def gaussian_location(n_sims, a=5, *, n=10, n_out=3, mu_out=5.0, M=300, T=50, se
         x = np.r_[rng.standard_normal(n), mu_out + rng.standard_normal(n_out)]
         out["mle"].append(abs(x.mean()))
         out["neutral"].append(abs(neutral_mean_closed_form(x, alpha=a, prior_mean=mu0)[0]))
-        risk = SmoothAmbiguityRisk(
-            "location",
-            beta=PAPER_BETA,
-            alpha=a,
-            base_sampler=location_gaussian_prior(mu0),
-            M=M,
-            T=T,
-            rng=rng,
-        ).draw(x)
+        risk = _averse("location", x, PAPER_BETA, a, location_gaussian_prior(mu0), M, T, rng)
         out["averse_paper"].append(abs(risk.minimize()[0]))
         risk.beta = 1.0
         out["averse_strong"].append(abs(risk.minimize()[0]))
@@ -189,15 +181,7 @@ def outlier_mean_brief(
         x = np.r_[rng.standard_normal(n - k), shift + rng.standard_normal(k)]
         out["mle"].append(abs(x.mean()))
         out["neutral"].append(abs(neutral_mean_closed_form(x, alpha=alpha)[0]))
-        risk = SmoothAmbiguityRisk(
-            "location",
-            beta=beta,
-            alpha=alpha,
-            base_sampler=location_gaussian_prior(0.0),
-            M=M,
-            T=T,
-            rng=rng,
-        ).draw(x)
+        risk = _averse("location", x, beta, alpha, location_gaussian_prior(0.0), M, T, rng)
         out["averse"].append(abs(risk.minimize()[0]))
     return {key: np.array(v) for key, v in out.items()}
 
@@ -223,15 +207,16 @@ def sparse_logistic(
         l2 = LogisticRegression(C=1 / alpha, fit_intercept=False, max_iter=5000).fit(Xtr, ytr)
         out["unpenalized"].append(loss(un.coef_))
         out["l2"].append(loss(l2.coef_))
-        risk = SmoothAmbiguityRisk(
+        risk = _averse(
             "logistic",
-            beta=PAPER_BETA,
-            alpha=alpha,
-            base_sampler=logistic_gaussian_prior(d),
-            M=M,
-            T=T,
-            rng=rng,
-        ).draw(np.column_stack([ytr, Xtr]))
+            np.column_stack([ytr, Xtr]),
+            PAPER_BETA,
+            alpha,
+            logistic_gaussian_prior(d),
+            M,
+            T,
+            rng,
+        )
         out["averse_sgd"].append(
             loss(risk.minimize(solver="sgd", step0=1.0, n_steps=sgd_steps, rng=rng))
         )
