@@ -29,15 +29,9 @@ from wta_crs import (
     wta_crs_matmul_grad,
     wta_crs_variance,
 )
+from wta_crs._synthetic import heavy_rows
 
 from papershelf_harness import Claim, reproduce_cli
-
-
-def heavy_rows(n, d_in, d_out, seed, sigma=1.0):
-    r = np.random.default_rng(seed)
-    X = r.standard_normal((n, d_in)) * np.exp(sigma * r.standard_normal(n))[:, None]
-    G = r.standard_normal((n, d_out)) * np.exp(sigma * r.standard_normal(n))[:, None]
-    return X, G
 
 
 def monte_carlo(fn, X, G, k, draws, seed):

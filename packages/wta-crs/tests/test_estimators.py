@@ -15,14 +15,7 @@ from wta_crs import (
     wta_crs_matmul_grad,
     wta_crs_variance,
 )
-
-
-def heavy(n, d_in, d_out, seed, sigma=1.0):
-    """Rows with log-normal norms (the heavy tail the paper observes in transformers)."""
-    r = np.random.default_rng(seed)
-    X = r.standard_normal((n, d_in)) * np.exp(sigma * r.standard_normal(n))[:, None]
-    G = r.standard_normal((n, d_out)) * np.exp(sigma * r.standard_normal(n))[:, None]
-    return X, G
+from wta_crs._synthetic import heavy_rows as heavy
 
 
 def row_products(X, G):
