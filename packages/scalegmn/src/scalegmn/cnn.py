@@ -2,7 +2,9 @@
 
 A CNN is ``weights``: conv kernels [c_l, c_{l-1}, k_h, k_w] (batched [B, c_l, c_{l-1}, k_h,
 k_w]) followed by linear layers [d_l, d_{l-1}] (batched [B, d_l, d_{l-1}]), and ``biases``
-[c_l] / [B, c_l]. Conv layers run with stride 1 and "same" zero padding, then the activation;
+[c_l] / [B, c_l]. Conv layers run with a common stride (default 1: "same" zero padding; stride
+s > 1: zero padding k // 2 on each side, as in the Small CNN Zoo's strided convs), then the
+activation;
 after the last conv layer the feature maps are averaged over space (global average pooling),
 then the linear layers (activation between them, the last one linear).
 
@@ -137,11 +139,13 @@ def cnn_edge_features(weights, biases, *, kernel_size=None):
     return edges, bs, batched, dims, ks
 
 
-def forward_cnn(weights, biases, x, *, activation="relu"):
+def forward_cnn(weights, biases, x, *, activation="relu", stride=1):
     """Evaluate the CNN at images ``x`` [N, c_0, H, W] (shared by a batch of networks, or
-    [B, N, c_0, H, W] per network). Returns [N, d_L] or [B, N, d_L]."""
+    [B, N, c_0, H, W] per network). Every conv layer has ``stride`` (1: "same" padding; > 1:
+    padding k // 2). Returns [N, d_L] or [B, N, d_L]."""
     ws, bs, batched, dims = check_cnn(weights, biases)
     check_option(activation, "activation", CNN_ACTIVATIONS)
+    stride = check_int(stride, "stride", minimum=1)
     x = as_float_tensor(x, "x", ndim=(4, 5) if batched else 4)
     if x.shape[-3] != dims[0]:
         raise ValueError(
@@ -150,29 +154,51 @@ def forward_cnn(weights, biases, x, *, activation="relu"):
     act = torch.relu if activation == "relu" else torch.tanh
     x = x.to(dtype=ws[0].dtype, device=ws[0].device)
     if not batched:
-        return _forward_one(ws, bs, x, act)
+        return _forward_one(ws, bs, x, act, stride)
     B = ws[0].shape[0]
     if x.ndim == 5 and x.shape[0] != B:
         raise ValueError(
             f"x has {x.shape[0]} networks but weights have {B}, got shape {tuple(x.shape)}"
         )
-    return torch.stack(
-        [
-            _forward_one([w[g] for w in ws], [b[g] for b in bs], x[g] if x.ndim == 5 else x, act)
-            for g in range(B)
-        ]
-    )
+    return _forward_grouped(ws, bs, x, act, stride)
 
 
-def _forward_one(ws, bs, h, act):
+def _padding(w, stride):
+    return "same" if stride == 1 else (w.shape[-2] // 2, w.shape[-1] // 2)
+
+
+def _forward_one(ws, bs, h, act, stride=1):
     last = len(ws) - 1
     for i, (w, b) in enumerate(zip(ws, bs, strict=True)):
         if w.ndim == 4:
-            h = act(F.conv2d(h, w, b, padding="same"))
+            h = act(F.conv2d(h, w, b, stride=stride, padding=_padding(w, stride)))
             if i + 1 < len(ws) and ws[i + 1].ndim == 2:
                 h = h.mean(dim=(-2, -1))
         else:
             h = h @ w.T + b
+            if i < last:
+                h = act(h)
+    return h
+
+
+def _forward_grouped(ws, bs, x, act, stride=1):
+    """A batch of B CNNs at once (grouped convolutions): ``x`` [n, c_0, H, W] shared or
+    [B, n, c_0, H, W] per network -> [B, n, d_L]. No input checks (training loops)."""
+    B = ws[0].shape[0]
+    if x.ndim == 4:
+        x = x.unsqueeze(0).expand(B, *x.shape)
+    n, H, W = x.shape[1], x.shape[-2], x.shape[-1]
+    h = x.transpose(0, 1).reshape(n, -1, H, W)  # [n, B * c_0, H, W]
+    last = len(ws) - 1
+    for i, (w, b) in enumerate(zip(ws, bs, strict=True)):
+        if w.ndim == 5:
+            k = w.reshape(-1, *w.shape[2:])  # [B * c_l, c_{l-1}, k_h, k_w]
+            pad = _padding(w, stride)
+            h = act(F.conv2d(h, k, b.reshape(-1), stride=stride, padding=pad, groups=B))
+            if ws[i + 1].ndim == 3:  # global average pooling before the linear layers
+                h = h.mean(dim=(-2, -1)).reshape(n, B, -1).transpose(0, 1)  # [B, n, c_l]
+        else:
+            h = torch.baddbmm(b.unsqueeze(1), h, w.transpose(1, 2))
             if i < last:
                 h = act(h)
     return h

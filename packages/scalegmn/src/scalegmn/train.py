@@ -1,5 +1,7 @@
-"""A small training loop for metanetworks that classify MLPs (the authors' optimiser settings:
-AdamW, weight decay 0.01, gradient-norm clipping at 10, linear warm-up)."""
+"""Small training loops for metanetworks that classify networks or regress a scalar of them
+(the authors' optimiser settings: AdamW, weight decay 0.01, gradient-norm clipping at 10,
+linear warm-up), and Kendall's tau, the metric of generalisation prediction. Inputs are
+batched MLPs or CNNs (see :mod:`scalegmn.cnn`)."""
 
 from __future__ import annotations
 
@@ -7,9 +9,21 @@ import torch
 from torch import nn
 
 from ._checks import check_float, check_generator, check_int, check_tensor
-from ._validation import check_mlp
+from ._validation import as_float_tensor, check_mlp
+from .cnn import check_cnn, is_cnn
 
-__all__ = ["accuracy", "fit_classifier", "predict"]
+__all__ = ["accuracy", "fit_classifier", "fit_regressor", "kendall_tau", "predict"]
+
+
+def _check_net(weights, biases):
+    """Batched MLP or CNN parameters -> (weights, biases, number of networks)."""
+    if is_cnn(weights):
+        ws, bs, batched, _ = check_cnn(weights, biases)
+    else:
+        ws, bs, batched = check_mlp(weights, biases)
+    if not batched:
+        raise ValueError("weights must be batched ([B, d_l, d_{l-1}]), got unbatched tensors")
+    return ws, bs, ws[0].shape[0]
 
 
 def _check_model(model):
@@ -32,9 +46,7 @@ def _check_labels(labels, n):
 def predict(model, weights, biases, *, batch_size=256, **kwargs) -> torch.Tensor:
     """Model outputs [B, out] in eval mode, in batches of ``batch_size`` networks."""
     model = _check_model(model)
-    ws, bs, batched = check_mlp(weights, biases)
-    if not batched:
-        raise ValueError("weights must be batched ([B, d_l, d_{l-1}]), got unbatched tensors")
+    ws, bs, _ = _check_net(weights, biases)
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     was = model.training
     model.eval()
@@ -53,8 +65,8 @@ def predict(model, weights, biases, *, batch_size=256, **kwargs) -> torch.Tensor
 
 def accuracy(model, weights, biases, labels, *, batch_size=256, **kwargs) -> float:
     """Fraction of networks whose argmax prediction equals ``labels``."""
-    ws, bs, _ = check_mlp(weights, biases)
-    labels = _check_labels(labels, ws[0].shape[0])
+    ws, bs, n = _check_net(weights, biases)
+    labels = _check_labels(labels, n)
     pred = predict(model, ws, bs, batch_size=batch_size, **kwargs).argmax(dim=-1)
     return float((pred.cpu() == labels.cpu()).double().mean())
 
@@ -74,15 +86,103 @@ def fit_classifier(
     generator=None,
     **kwargs,
 ) -> list[float]:
-    """Train ``model`` (in place) with cross-entropy on a batch of MLPs and their ``labels``.
-    Extra keyword tensors with one row per network (e.g. ``sign_mask``) are passed to the
-    model. Returns the mean training loss of every epoch."""
+    """Train ``model`` (in place) with cross-entropy on a batch of networks (MLPs or CNNs)
+    and their ``labels``. Extra keyword tensors with one row per network (e.g.
+    ``sign_mask``) are passed to the model. Returns the mean training loss of every epoch."""
     model = _check_model(model)
-    ws, bs, batched = check_mlp(weights, biases)
-    if not batched:
-        raise ValueError("weights must be batched ([B, d_l, d_{l-1}]), got unbatched tensors")
-    n = ws[0].shape[0]
+    ws, bs, n = _check_net(weights, biases)
     labels = _check_labels(labels, n)
+    return _fit(
+        model,
+        ws,
+        bs,
+        labels,
+        nn.functional.cross_entropy,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup_steps=warmup_steps,
+        clip_grad=clip_grad,
+        generator=generator,
+        kwargs=kwargs,
+    )
+
+
+def fit_regressor(
+    model,
+    weights,
+    biases,
+    targets,
+    *,
+    epochs=50,
+    batch_size=64,
+    lr=1e-3,
+    weight_decay=0.01,
+    warmup_steps=50,
+    clip_grad=10.0,
+    sigmoid=True,
+    generator=None,
+    **kwargs,
+) -> list[float]:
+    """Train ``model`` (in place, ``out_dim=1``) to regress ``targets`` [B] (e.g. the test
+    accuracy of each input network) with the mean squared error, on ``sigmoid(model(...))``
+    when ``sigmoid`` (targets in [0, 1], as the authors' generalisation-prediction script
+    does) or on the raw output. Returns the mean training loss of every epoch."""
+    from ._checks import check_bool
+
+    model = _check_model(model)
+    ws, bs, n = _check_net(weights, biases)
+    y = as_float_tensor(targets, "targets", ndim=1)
+    if y.shape[0] != n:
+        raise ValueError(f"targets has {y.shape[0]} entries but weights hold {n} networks")
+    sigmoid = check_bool(sigmoid, "sigmoid")
+    if sigmoid and bool(((y < 0) | (y > 1)).any()):
+        raise ValueError(
+            f"targets must lie in [0, 1] with sigmoid=True, got range [{float(y.min())}, "
+            f"{float(y.max())}]"
+        )
+
+    def loss_fn(out, t):
+        if out.ndim != 2 or out.shape[1] != 1:
+            raise ValueError(f"model must return [B, 1] for regression, got {tuple(out.shape)}")
+        p = torch.sigmoid(out[:, 0]) if sigmoid else out[:, 0]
+        return nn.functional.mse_loss(p, t.to(p.dtype))
+
+    return _fit(
+        model,
+        ws,
+        bs,
+        y,
+        loss_fn,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup_steps=warmup_steps,
+        clip_grad=clip_grad,
+        generator=generator,
+        kwargs=kwargs,
+    )
+
+
+def _fit(
+    model,
+    ws,
+    bs,
+    targets,
+    loss_fn,
+    *,
+    epochs,
+    batch_size,
+    lr,
+    weight_decay,
+    warmup_steps,
+    clip_grad,
+    generator,
+    kwargs,
+):
+    n = ws[0].shape[0]
     epochs = check_int(epochs, "epochs", minimum=0)
     batch_size = check_int(batch_size, "batch_size", minimum=1)
     lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
@@ -95,7 +195,7 @@ def fit_classifier(
         opt, lambda s: min(1.0, (s + 1) / warmup_steps) if warmup_steps else 1.0
     )
     device = next(model.parameters()).device
-    labels = labels.to(device)
+    targets = targets.to(device)
     history = []
     model.train()
     with torch.enable_grad():
@@ -106,7 +206,7 @@ def fit_classifier(
                 idx = order[s : s + batch_size]
                 sub = {k: v[idx] for k, v in kwargs.items()}
                 out = model([w[idx] for w in ws], [b[idx] for b in bs], **sub)
-                loss = nn.functional.cross_entropy(out, labels[idx])
+                loss = loss_fn(out, targets[idx])
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(model.parameters(), clip_grad)
@@ -116,3 +216,22 @@ def fit_classifier(
             history.append(total / n)
     model.eval()
     return history
+
+
+def kendall_tau(x, y) -> float:
+    """Kendall's rank correlation tau-b of two equally long 1-D sequences (ties counted as in
+    ``scipy.stats.kendalltau``): (concordant - discordant) / sqrt((n0 - t_x)(n0 - t_y)) over
+    all pairs. NaN when either sequence is constant."""
+    a = as_float_tensor(x, "x", ndim=1).double()
+    b = as_float_tensor(y, "y", ndim=1).double()
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"x and y must have the same length, got {a.shape[0]} and {b.shape[0]}")
+    if a.shape[0] < 2:
+        raise ValueError(f"x must hold at least 2 values, got {a.shape[0]}")
+    da = torch.sign(a.unsqueeze(0) - a.unsqueeze(1))
+    db = torch.sign(b.unsqueeze(0) - b.unsqueeze(1))
+    iu = torch.triu_indices(a.shape[0], a.shape[0], offset=1)
+    da, db = da[iu[0], iu[1]], db[iu[0], iu[1]]
+    num = float((da * db).sum())
+    den = float(torch.sqrt((da != 0).sum().double() * (db != 0).sum().double()))
+    return num / den if den > 0 else float("nan")
