@@ -142,11 +142,21 @@ class CappyScorer:
         return getattr(text_config, "pad_token_id", None) == pad
 
     def _encode(self, instructions: list[str], responses: list[str]) -> list[dict[str, list[int]]]:
-        enc = self.tokenizer(instructions, responses, truncation=True, max_length=self.max_length)
-        keys = [k for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc]
-        if "input_ids" not in keys:
-            raise TypeError("tokenizer must return 'input_ids' for text pairs")
-        return [{k: list(enc[k][i]) for k in keys} for i in range(len(instructions))]
+        """``tokenizer(instruction, response, truncation=True, max_length=...)`` of each pair on
+        its own (a batched call would encode an empty response differently)."""
+        rows = []
+        for instruction, response in zip(instructions, responses):
+            enc = self.tokenizer(instruction, response, truncation=True, max_length=self.max_length)
+            if "input_ids" not in enc:
+                raise TypeError("tokenizer must return 'input_ids' for a text pair")
+            rows.append(
+                {
+                    k: [int(t) for t in enc[k]]
+                    for k in ("input_ids", "attention_mask", "token_type_ids")
+                    if k in enc
+                }
+            )
+        return rows
 
     def _batch(self, rows: list[dict[str, list[int]]]) -> dict[str, torch.Tensor]:
         """Right-pad ``rows`` into tensors on the model's device."""

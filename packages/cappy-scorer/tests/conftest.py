@@ -1,0 +1,65 @@
+"""Shared tiny models: a word-level tokenizer and 1-label classifiers of four families."""
+
+import pytest
+import torch
+from cappy_scorer import CappyScorer, word_tokenizer
+
+WORDS = (
+    "the cat sat on mat a dog ran fast yes no maybe copy this text please good bad "
+    "red blue green one two three four five six seven eight nine ten cats running run"
+)
+TEXTS = [WORDS, "hello world , ."]
+
+
+def tiny_config(arch, vocab):
+    """A 2-layer, 32-wide config of ``arch`` (pad id 0, BOS 2, EOS 3, as word_tokenizer)."""
+    import transformers
+
+    ids = dict(pad_token_id=0, bos_token_id=2, eos_token_id=3)
+    if arch == "roberta":
+        return transformers.RobertaConfig(
+            vocab_size=vocab,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=80,
+            type_vocab_size=1,
+            hidden_dropout_prob=0.0,
+            attention_probs_dropout_prob=0.0,
+            **ids,
+        )
+    if arch == "gpt2":
+        return transformers.GPT2Config(
+            vocab_size=vocab, n_embd=32, n_head=4, n_layer=2, n_positions=128, **ids
+        )
+    cls = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config}[arch]
+    return cls(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        num_hidden_layers=2,
+        max_position_embeddings=128,
+        **ids,
+    )
+
+
+@pytest.fixture(scope="session")
+def tok():
+    return word_tokenizer(TEXTS)
+
+
+@pytest.fixture(scope="session")
+def make_scorer(tok):
+    def make(arch="roberta", *, seed=0, max_length=64):
+        torch.manual_seed(seed)
+        return CappyScorer.from_config(tiny_config(arch, len(tok)), tok, max_length=max_length)
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def scorer(make_scorer):
+    return make_scorer("roberta")
