@@ -1,8 +1,8 @@
-"""ScaleGMN: scale- and permutation-equivariant graph metanetworks that process MLP weights, in pure PyTorch."""
+"""ScaleGMN: scale- and permutation-equivariant graph metanetworks that process MLP and CNN weights, in pure PyTorch."""
 
 from importlib.metadata import version as _version
 
-from . import zoo
+from . import datasets, train, zoo
 from .cnn import cnn_apply_permutation, cnn_apply_scaling, forward_cnn
 from .graph import NNGraph, cnn_to_graph, graph_to_mlp, mlp_to_graph
 from .layers import EdgeUpdate, ReScaleEqMessage, ScaleEq, ScaleInv
@@ -32,6 +32,7 @@ __all__ = [
     "apply_scaling",
     "canonicalize_sign",
     "canonicalize_sine_phase",
+    "datasets",
     "cnn_apply_permutation",
     "cnn_apply_scaling",
     "cnn_to_graph",
@@ -41,5 +42,6 @@ __all__ = [
     "mlp_to_graph",
     "random_permutation",
     "random_scaling",
+    "train",
     "zoo",
 ]

@@ -12,7 +12,15 @@ from ._checks import check_float, check_generator, check_int, check_tensor
 from ._validation import as_float_tensor, check_mlp
 from .cnn import check_cnn, is_cnn
 
-__all__ = ["accuracy", "fit_classifier", "fit_regressor", "kendall_tau", "predict"]
+__all__ = [
+    "accuracy",
+    "apply_edit",
+    "fit_classifier",
+    "fit_editor",
+    "fit_regressor",
+    "kendall_tau",
+    "predict",
+]
 
 
 def _check_net(weights, biases):
@@ -235,3 +243,103 @@ def kendall_tau(x, y) -> float:
     num = float((da * db).sum())
     den = float(torch.sqrt((da != 0).sum().double() * (db != 0).sum().double()))
     return num / den if den > 0 else float("nan")
+
+
+def _check_editor(model):
+    from .model import ScaleGMNEquivariant
+
+    if not isinstance(model, ScaleGMNEquivariant):
+        raise TypeError(f"model must be a ScaleGMNEquivariant, got {type(model).__name__}")
+    return model
+
+
+def apply_edit(model, weights, biases, *, batch_size=256):
+    """Residual weight-space editing, the authors' INR-editing update: returns
+    ``(weights + dW, biases + db)`` with ``(dW, db) = model(weights, biases)`` for a
+    :class:`~scalegmn.ScaleGMNEquivariant` ``model`` (eval mode, no gradients). Equivariance
+    makes the edit commute with the input network's symmetries."""
+    model = _check_editor(model)
+    ws, bs, _ = _check_net(weights, biases)
+    batch_size = check_int(batch_size, "batch_size", minimum=1)
+    was = model.training
+    model.eval()
+    out_w, out_b = [[] for _ in ws], [[] for _ in bs]
+    with torch.no_grad():
+        for s in range(0, ws[0].shape[0], batch_size):
+            w = [t[s : s + batch_size] for t in ws]
+            b = [t[s : s + batch_size] for t in bs]
+            dw, db = model(w, b)
+            for l in range(len(ws)):
+                out_w[l].append(w[l] + dw[l].to(w[l].dtype))
+                out_b[l].append(b[l] + db[l].to(b[l].dtype))
+    model.train(was)
+    return [torch.cat(t) for t in out_w], [torch.cat(t) for t in out_b]
+
+
+def fit_editor(
+    model,
+    weights,
+    biases,
+    x,
+    targets,
+    *,
+    activation="sine",
+    omega0=1.0,
+    epochs=50,
+    batch_size=32,
+    lr=1e-3,
+    weight_decay=0.01,
+    warmup_steps=50,
+    clip_grad=10.0,
+    generator=None,
+) -> list[float]:
+    """Train an equivariant head for INR editing (in place): the edited MLP
+    ``theta + model(theta)`` evaluated at the points ``x`` [P, d_0] (with ``activation`` and
+    ``omega0`` as in :func:`scalegmn.forward_mlp`) should output ``targets`` [B, P, d_L], the
+    transformed signal; the loss is their mean squared error (the authors' editing loss).
+    Returns the mean training loss of every epoch."""
+    from ._checks import check_option
+    from .symmetry import ACTIVATIONS, _forward
+
+    model = _check_editor(model)
+    ws, bs, batched = check_mlp(weights, biases)
+    if not batched:
+        raise ValueError("weights must be batched ([B, d_l, d_{l-1}]), got unbatched tensors")
+    n = ws[0].shape[0]
+    check_option(activation, "activation", ACTIVATIONS)
+    omega0 = check_float(omega0, "omega0", minimum=0.0, min_inclusive=False)
+    x = as_float_tensor(x, "x", ndim=2)
+    if x.shape[1] != ws[0].shape[-1]:
+        raise ValueError(
+            f"x must have {ws[0].shape[-1]} features (d_0 of weights), got shape {tuple(x.shape)}"
+        )
+    y = as_float_tensor(targets, "targets", ndim=3)
+    want = (n, x.shape[0], ws[-1].shape[-2])
+    if tuple(y.shape) != want:
+        raise ValueError(f"targets must have shape {want}, got shape {tuple(y.shape)}")
+    x = x.to(ws[0].dtype)
+    y = y.to(ws[0].dtype)
+    index = torch.arange(n)
+
+    def loss_fn(out, idx):  # out: the model's (dW, db) for the networks idx
+        dw, db = out
+        w = [t[idx] + d for t, d in zip(ws, dw, strict=True)]
+        b = [t[idx] + d for t, d in zip(bs, db, strict=True)]
+        pred = _forward(w, b, x.expand(len(idx), *x.shape), activation, omega0)
+        return ((pred - y[idx]) ** 2).mean()
+
+    return _fit(
+        model,
+        ws,
+        bs,
+        index,
+        loss_fn,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        weight_decay=weight_decay,
+        warmup_steps=warmup_steps,
+        clip_grad=clip_grad,
+        generator=generator,
+        kwargs={},
+    )
