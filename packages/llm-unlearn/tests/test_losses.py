@@ -3,13 +3,13 @@ one-sequence-at-a-time references (no padding, explicit loops over positions).""
 
 import copy
 
+import llm_unlearn as lu
 import numpy as np
 import pytest
 import torch
 from conftest import FORGET, NORMAL, POOL, make_model
-from papershelf_harness.testing import assert_close
 
-import llm_unlearn as lu
+from papershelf_harness.testing import assert_close
 
 PROMPT = "### Question: {q}\n ### Answer: "
 

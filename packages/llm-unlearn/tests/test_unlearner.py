@@ -4,13 +4,13 @@ decay), its stopping rules, the frozen reference copy, and LoRA through a real p
 import copy
 import dataclasses
 
+import llm_unlearn as lu
 import numpy as np
 import pytest
 import torch
 from conftest import FORGET, NORMAL, POOL, make_model
-from papershelf_harness.testing import assert_close
 
-import llm_unlearn as lu
+from papershelf_harness.testing import assert_close
 
 peft = pytest.importorskip("peft")
 
@@ -44,7 +44,7 @@ def test_step_reports_pre_update_terms_and_matches_a_manual_adamw_loop(byte_tok)
         loss.backward()
         opt.step()
         sched.step()
-    for (name, p), q in zip(model.named_parameters(), manual.parameters(), strict=True):
+    for p, q in zip(model.parameters(), manual.parameters(), strict=True):
         assert_close(p.detach(), q.detach(), rtol=1e-4, atol=1e-6)
     assert u.optimizer.param_groups[0]["lr"] == pytest.approx(lr * (1 - 3 / max_steps))
     assert u.n_steps == 3 and len(u.history) == 3
