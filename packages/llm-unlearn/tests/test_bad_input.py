@@ -3,14 +3,14 @@
 import functools
 import math
 
+import llm_unlearn as lu
 import pytest
 import torch
 from conftest import FORGET, NORMAL, POOL, make_model
+from llm_unlearn import Unlearner, encode_qa, generate_answers, mismatch_loss, sample_mismatch
+
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
-
-import llm_unlearn as lu
-from llm_unlearn import Unlearner, encode_qa, generate_answers, mismatch_loss, sample_mismatch
 
 
 @functools.cache
