@@ -6,7 +6,8 @@ import cmpe
 import numpy as np
 import pytest
 import torch
-from conftest import close
+
+from papershelf_harness.testing import assert_close
 
 
 def test_karras_grid_matches_closed_formula():
@@ -65,7 +66,7 @@ def test_consistency_matches_cskip_cout_formula():
     f_net = m.net(torch.cat([theta, x, t[:, None]], 1))
     c_skip = s2 / ((t[:, None] - 1e-3) ** 2 + s2)
     c_out = s2.sqrt() * (t[:, None] - 1e-3) / torch.sqrt(s2 + t[:, None] ** 2)
-    close(m.consistency(theta, t, x), (c_skip * theta + c_out * f_net).detach(), rtol=1e-12)
+    assert_close(m.consistency(theta, t, x), (c_skip * theta + c_out * f_net).detach(), rtol=1e-12)
 
 
 def test_sigma2_defaults_to_variance_of_fit_theta():
@@ -117,7 +118,7 @@ def test_one_step_sampling_is_f_at_t_max():
     got = m.sample(x, 4, n_steps=1, generator=g)
     z = torch.randn((12, 2), generator=torch.Generator().manual_seed(3))
     want = m.consistency(10.0 * z, 10.0, x.repeat_interleave(4, 0)).reshape(3, 4, 2)
-    close(got, want.detach(), rtol=1e-6, atol=1e-6)
+    assert_close(got, want.detach(), rtol=1e-6, atol=1e-6)
 
 
 def test_flow_matching_learns_conjugate_mean():

@@ -4,7 +4,6 @@ import cmpe
 import numpy as np
 import pytest
 import torch
-from conftest import close
 
 
 @pytest.mark.slow
@@ -25,23 +24,3 @@ def test_trained_cmpe_matches_conjugate_posterior():
     ratio = s.std(1).mean() / np.sqrt(var)
     assert 0.8 < ratio < 1.25
     # (SBC uniformity needs a mean error well below this tolerance: reproduce.py reports it)
-
-
-@pytest.mark.slow
-def test_internal_adamw_matches_torch_adamw():
-    from cmpe._core import _AdamW
-
-    torch.manual_seed(0)
-    a = torch.nn.Linear(3, 2)
-    b = torch.nn.Linear(3, 2)
-    b.load_state_dict(a.state_dict())
-    ours = _AdamW(a.parameters(), lr=1e-2, weight_decay=1e-2)
-    ref = torch.optim.AdamW(b.parameters(), lr=1e-2, weight_decay=1e-2)
-    for _ in range(5):
-        xb = torch.randn(8, 3)
-        for mod, opt in ((a, ours), (b, ref)):
-            opt.zero_grad()
-            (mod(xb) ** 2).sum().backward()
-            opt.step()
-    for p, q in zip(a.parameters(), b.parameters(), strict=True):
-        close(p, q, rtol=1e-6, atol=1e-7)

@@ -11,6 +11,7 @@ from ._core import (
     karras_grid,
 )
 from .metrics import c2st, sbc_chi2, sbc_ranks
+from .summary import DeepSet
 from .tasks import (
     gaussian_conjugate,
     gaussian_conjugate_posterior,
@@ -26,6 +27,7 @@ from .tasks import (
 __version__ = _version("cmpe")
 __all__ = [
     "ConsistencyPosterior",
+    "DeepSet",
     "FitHistory",
     "FlowMatchingPosterior",
     "ResidualMLP",

@@ -18,6 +18,7 @@ from torch import nn
 
 from ._checks import check_float, check_generator, check_int, check_option
 from ._validation import as_tensor, as_time
+from .summary import summarise
 
 __all__ = [
     "ConsistencyPosterior",
@@ -96,43 +97,19 @@ class FitHistory:
     seconds: float
 
 
-class _AdamW:
-    """torch.optim.AdamW's update (betas 0.9, 0.999; eps 1e-8; decoupled weight decay) written
-    out: the first step of torch.optim imports torch._dynamo, tens of seconds on a loaded CPU."""
-
-    def __init__(self, params, *, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
-        self.params = [p for p in params if p.requires_grad]
-        self.lr, self.wd, self.b1, self.b2, self.eps = lr, weight_decay, betas[0], betas[1], eps
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
-        self.t = 0
-
-    @torch.no_grad()
-    def step(self):
-        self.t += 1
-        bc1, bc2 = 1.0 - self.b1**self.t, 1.0 - self.b2**self.t
-        for p, m, v in zip(self.params, self.m, self.v, strict=True):
-            if p.grad is None:
-                continue
-            g = p.grad
-            p.mul_(1.0 - self.lr * self.wd)
-            m.mul_(self.b1).add_(g, alpha=1.0 - self.b1)
-            v.mul_(self.b2).addcmul_(g, g, value=1.0 - self.b2)
-            denom = (v.sqrt() / math.sqrt(bc2)).add_(self.eps)
-            p.addcdiv_(m, denom, value=-self.lr / bc1)
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
-
 class _Posterior(nn.Module):
-    """Shared plumbing: network on concat(theta, x, t), input checks, the AdamW training loop."""
+    """Shared plumbing: network on concat(theta, c, t) with c = x or summary_net(x), input checks,
+    the AdamW training loop (the summary network is trained jointly)."""
 
-    def __init__(self, theta_dim, cond_dim, *, width, n_blocks, dropout):
+    def __init__(self, theta_dim, cond_dim, *, width, n_blocks, dropout, summary_net):
         super().__init__()
         self.theta_dim = check_int(theta_dim, "theta_dim", minimum=1)
         self.cond_dim = check_int(cond_dim, "cond_dim", minimum=1)
+        if summary_net is not None and not isinstance(summary_net, nn.Module):
+            raise TypeError(
+                f"summary_net must be a torch.nn.Module or None, got {type(summary_net).__name__}"
+            )
+        self.summary_net = summary_net
         self.net = ResidualMLP(
             self.theta_dim + self.cond_dim + 1,
             self.theta_dim,
@@ -155,10 +132,22 @@ class _Posterior(nn.Module):
             self._device
         )
 
+    def _data(self, x, name="x"):
+        """x as a tensor: [B, cond_dim] without a summary network, [B, ...] with one."""
+        if self.summary_net is None:
+            return as_tensor(x, name, ndim=2, dtype=self._dtype, shape=(None, self.cond_dim)).to(
+                self._device
+            )
+        return as_tensor(x, name, ndim=(2, 3, 4, 5, 6), dtype=self._dtype).to(self._device)
+
+    def _condition(self, x, name="x"):
+        """The condition c [B, cond_dim] of data tensor x (from :meth:`_data`)."""
+        if self.summary_net is None:
+            return x
+        return summarise(self.summary_net, x, self.cond_dim, name)
+
     def _cond(self, x, name="x"):
-        return as_tensor(x, name, ndim=2, dtype=self._dtype, shape=(None, self.cond_dim)).to(
-            self._device
-        )
+        return self._condition(self._data(x, name), name)
 
     def _network(self, theta_t, t, x):
         return self.net(torch.cat([theta_t, x, t[:, None]], dim=1))
@@ -170,10 +159,12 @@ class _Posterior(nn.Module):
         raise NotImplementedError
 
     def fit(self, theta, x, *, epochs, batch_size=64, lr=5e-4, weight_decay=1e-5, generator=None):
-        """Train on simulations (theta [M, theta_dim], x [M, cond_dim]) with AdamW for ``epochs``
-        passes of shuffled mini-batches. Returns a :class:`FitHistory`."""
+        """Train on simulations (theta [M, theta_dim], x [M, cond_dim] or [M, ...] with a summary
+        network) for ``epochs`` passes of shuffled mini-batches: ``torch.optim.AdamW`` with the
+        learning rate decayed from ``lr`` to 0 by a cosine over the K = epochs * ceil(M /
+        batch_size) steps (the authors' schedule). Returns a :class:`FitHistory`."""
         theta = self._theta(theta)
-        x = self._cond(x)
+        x = self._data(x)
         if theta.shape[0] != x.shape[0]:
             raise ValueError(
                 f"x has {x.shape[0]} rows but theta has {theta.shape[0]}; they must match"
@@ -187,7 +178,10 @@ class _Posterior(nn.Module):
         m = theta.shape[0]
         per_epoch = math.ceil(m / batch_size)
         total = epochs * per_epoch
-        opt = _AdamW(self.net.parameters(), lr=lr, weight_decay=weight_decay)
+        opt = torch.optim.AdamW(self.parameters(), lr=lr, weight_decay=weight_decay)
+        # cosine decay of the learning rate to 0 over the K steps: BayesFlow 1.x's default
+        # schedule, which the authors' training scripts use
+        sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total)
         self.train()
         losses, step, start = [], 0, time.perf_counter()
         for _ in range(epochs):
@@ -195,10 +189,11 @@ class _Posterior(nn.Module):
             acc = 0.0
             for b in range(per_epoch):
                 idx = perm[b * batch_size : (b + 1) * batch_size]
-                loss = self._loss(theta[idx], x[idx], step, total, generator)
-                opt.zero_grad()
+                loss = self._loss(theta[idx], self._condition(x[idx]), step, total, generator)
+                opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
+                sched.step()
                 acc += float(loss.detach()) * idx.shape[0]
                 step += 1
             losses.append(acc / m)
@@ -211,11 +206,13 @@ class _Posterior(nn.Module):
         )
 
     def _sample_inputs(self, x, n_samples, n_steps, generator):
-        x = self._cond(x)
+        was_training = self.training
+        self.eval()
+        c = self._cond(x)  # the summary network runs once per data set, not per draw
         n_samples = check_int(n_samples, "n_samples", minimum=1)
         n_steps = check_int(n_steps, "n_steps", minimum=1)
         generator = check_generator(generator)
-        return x, x.repeat_interleave(n_samples, dim=0), n_samples, n_steps, generator
+        return c, c.repeat_interleave(n_samples, dim=0), n_samples, n_steps, generator, was_training
 
 
 class ConsistencyPosterior(_Posterior):
@@ -227,6 +224,9 @@ class ConsistencyPosterior(_Posterior):
     variance of the ``theta`` given to :meth:`fit` (1 before fitting); a float or a
     [theta_dim] sequence fixes it. ``huber``: ``"elementwise"`` (the authors' code: pseudo-Huber per
     coordinate, averaged) or ``"vector"`` (Song & Dhariwal: on the Euclidean norm), c = 0.00054 sqrt(D).
+    ``summary_net``: an ``nn.Module`` mapping the data x [B, ...] to the condition [B, cond_dim]
+    (e.g. :class:`DeepSet` for i.i.d. observations), trained jointly by :meth:`fit`; without it x
+    is the condition and must be [B, cond_dim].
     """
 
     def __init__(
@@ -244,8 +244,16 @@ class ConsistencyPosterior(_Posterior):
         rho=7.0,
         sigma2=None,
         huber="elementwise",
+        summary_net=None,
     ):
-        super().__init__(theta_dim, cond_dim, width=width, n_blocks=n_blocks, dropout=dropout)
+        super().__init__(
+            theta_dim,
+            cond_dim,
+            width=width,
+            n_blocks=n_blocks,
+            dropout=dropout,
+            summary_net=summary_net,
+        )
         self.eps = check_float(eps, "eps", minimum=0.0, min_inclusive=False)
         self.t_max = check_float(t_max, "t_max", minimum=0.0, min_inclusive=False)
         if self.t_max <= self.eps:
@@ -338,9 +346,9 @@ class ConsistencyPosterior(_Posterior):
         """Multistep consistency sampling: ``n_steps`` network evaluations per draw on the reversed
         Karras grid of ``n_steps + 1`` points (t_max first, eps left out). Returns
         [B, n_samples, theta_dim]."""
-        x, xr, n_samples, n_steps, generator = self._sample_inputs(x, n_samples, n_steps, generator)
-        was_training = self.training
-        self.eval()
+        x, xr, n_samples, n_steps, generator, was_training = self._sample_inputs(
+            x, n_samples, n_steps, generator
+        )
         taus = karras_grid(self.eps, self.t_max, n_steps + 1, rho=self.rho)[::-1]
         rows = xr.shape[0]
         theta = self._f(
@@ -362,10 +370,27 @@ class FlowMatchingPosterior(_Posterior):
     """Flow-matching posterior estimation (FMPE, Dax et al. 2023), the paper's baseline, on the
     same network: theta_t = t theta + (1 - (1 - sigma_min) t) z, target velocity
     theta - (1 - sigma_min) z, t ~ U(0, 1); sampling integrates the ODE with ``n_steps`` Euler
-    steps from t = 0 (noise) to 1."""
+    steps from t = 0 (noise) to 1. ``summary_net`` as in :class:`ConsistencyPosterior`."""
 
-    def __init__(self, theta_dim, cond_dim, *, width=256, n_blocks=2, dropout=0.05, sigma_min=1e-4):
-        super().__init__(theta_dim, cond_dim, width=width, n_blocks=n_blocks, dropout=dropout)
+    def __init__(
+        self,
+        theta_dim,
+        cond_dim,
+        *,
+        width=256,
+        n_blocks=2,
+        dropout=0.05,
+        sigma_min=1e-4,
+        summary_net=None,
+    ):
+        super().__init__(
+            theta_dim,
+            cond_dim,
+            width=width,
+            n_blocks=n_blocks,
+            dropout=dropout,
+            summary_net=summary_net,
+        )
         self.sigma_min = check_float(
             sigma_min, "sigma_min", minimum=0.0, maximum=1.0, max_inclusive=False
         )
@@ -394,9 +419,9 @@ class FlowMatchingPosterior(_Posterior):
     @torch.no_grad()
     def sample(self, x, n_samples, *, n_steps=1000, generator=None):
         """Euler integration with ``n_steps`` network evaluations per draw; [B, n_samples, theta_dim]."""
-        x, xr, n_samples, n_steps, generator = self._sample_inputs(x, n_samples, n_steps, generator)
-        was_training = self.training
-        self.eval()
+        x, xr, n_samples, n_steps, generator, was_training = self._sample_inputs(
+            x, n_samples, n_steps, generator
+        )
         rows = xr.shape[0]
         theta = self._randn((rows, self.theta_dim), generator)
         dt = 1.0 / n_steps
