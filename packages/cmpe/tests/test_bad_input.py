@@ -16,6 +16,9 @@ X2 = np.ones((2, 3))
 IX = np.zeros(2)
 GM = np.zeros((10, 2))
 kw, N, I, A = suite.keyword, suite.Number, suite.Int, suite.Array
+DS = cmpe.DeepSet
+SET_NET = DS(2, 3, width=8)
+SET_MODEL = CP(2, 3, width=8, n_blocks=1, summary_net=DS(2, 3, width=8))
 
 CASES = [
     # constructors
@@ -80,6 +83,16 @@ CASES = [
     N("consistency.t", "t", lambda v: MODEL.consistency(TH, v, X)),
     suite.Mismatch("consistency.t_len", "t", lambda: MODEL.consistency(TH, np.ones(3), X)),
     suite.Mismatch("consistency.rows", "x", lambda: MODEL.consistency(TH, 1.0, X[:2])),
+    # summary network and set-valued x
+    I("DeepSet.input_dim", "input_dim", lambda v: DS(v, 2), minimum=1),
+    I("DeepSet.summary_dim", "summary_dim", lambda v: DS(2, v), minimum=1),
+    kw(I, DS, "width", 2, 3, minimum=1),
+    kw(I, DS, "n_layers", 2, 3, minimum=1),
+    kw(suite.Option, DS, "pooling", 2, 3, valid=frozenset({"mean", "sum"})),
+    A("DeepSet.x", "x", lambda v: SET_NET(v), shape=(4, 5, 2), ndims=(3,)),
+    A("fit.x.summary", "x", lambda v: SET_MODEL.fit(TH, v, epochs=1), shape=(4, 5, 2), ndims=(3,)),
+    A("sample.x.summary", "x", lambda v: SET_MODEL.sample(v, 2), shape=(2, 5, 2), ndims=(3,)),
+    suite.Mismatch("fit.rows.summary", "x", lambda: SET_MODEL.fit(TH, np.ones((3, 5, 2)), epochs=1)),
     # grids
     N("karras_grid.eps", "eps", lambda v: cmpe.karras_grid(v, 10.0, 5)),
     N("karras_grid.t_max", "t_max", lambda v: cmpe.karras_grid(1e-3, v, 5)),

@@ -6,6 +6,7 @@ import torch
 from torch import nn
 
 from ._checks import check_int, check_option, check_tensor
+from ._validation import as_tensor
 
 __all__ = ["DeepSet"]
 
@@ -43,8 +44,14 @@ class DeepSet(nn.Module):
         self.rho = _mlp(width, width, self.summary_dim, n_layers)
 
     def forward(self, x):
-        """x [B, n, input_dim] (a tensor of the module's dtype) -> [B, summary_dim]."""
-        check_tensor(x, "x", ndim=3, shape=(None, None, self.input_dim))
+        """x [B, n, input_dim] -> [B, summary_dim]. A tensor is used as it is (gradients flow);
+        a numpy array or nested list is converted to the module's dtype."""
+        shape = (None, None, self.input_dim)
+        if isinstance(x, torch.Tensor):
+            check_tensor(x, "x", ndim=3, shape=shape)
+        else:
+            dtype = self.rho[-1].weight.dtype
+            x = as_tensor(x, "x", ndim=3, dtype=dtype, shape=shape).to(self.rho[-1].weight.device)
         h = self.phi(x)
         pooled = h.mean(dim=1) if self.pooling == "mean" else h.sum(dim=1)
         return self.rho(pooled)
