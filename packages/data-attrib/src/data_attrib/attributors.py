@@ -508,24 +508,42 @@ class TRAK(_Attributor):
         return torch.cat(feats), torch.cat(q)
 
     def _prepare(self) -> None:
+        # (ΦᵀΦ + λI)⁻¹ from the thin SVD Φ = U S Vᵀ: V diag(1/(s² + λ)) Vᵀ + (I - VVᵀ)/λ
+        # (the second term only for λ > 0; λ = 0 is the pseudo-inverse). Costs O(n d min(n, d))
+        # instead of a d x d inverse when proj_dim exceeds the cached set.
         self._kinv = []
         for k in range(self.task.n_checkpoints):
             phi, _ = self._features(k, self._cache_batches)
-            kern = phi.T @ phi
-            if self.regularization > 0:
-                kern = kern + self.regularization * torch.eye(
-                    kern.shape[0], dtype=kern.dtype, device=kern.device
-                )
-                self._kinv.append(torch.linalg.inv(kern))
-            else:
-                self._kinv.append(torch.linalg.pinv(kern, hermitian=True))
+            _, sv, vh = torch.linalg.svd(phi, full_matrices=False)
+            if self.regularization == 0:
+                tol = float(sv.max()) * max(phi.shape) * torch.finfo(phi.dtype).eps
+                keep = sv > tol
+                sv, vh = sv[keep], vh[keep]
+            self._kinv.append((vh.T, 1.0 / (sv**2 + self.regularization)))
+
+    def _kernel(self, k: int, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        """``a (ΦᵀΦ + λI)⁻¹ bᵀ`` for feature rows ``a`` and ``b``."""
+        V, w = self._kinv[k]
+        av, bv = a @ V, b @ V
+        out = (av * w) @ bv.T
+        if self.regularization > 0:
+            out = out + (a @ b.T - av @ bv.T) / self.regularization
+        return out
+
+    def _kernel_diag(self, k: int, a: torch.Tensor) -> torch.Tensor:
+        V, w = self._kinv[k]
+        av = a @ V
+        out = (av * av * w).sum(dim=1)
+        if self.regularization > 0:
+            out = out + ((a * a).sum(dim=1) - (av * av).sum(dim=1)) / self.regularization
+        return out
 
     def _scores(self, train, test):
         kern_sum, q_sum = None, None
         for k in range(self.task.n_checkpoints):
             phi_tr, q = self._features(k, train)
             phi_te, _ = self._features(k, test)
-            s = phi_tr @ self._kinv[k] @ phi_te.T
+            s = self._kernel(k, phi_tr, phi_te)
             kern_sum = s if kern_sum is None else kern_sum + s
             q_sum = q if q_sum is None else q_sum + q
         K = self.task.n_checkpoints
@@ -535,7 +553,7 @@ class TRAK(_Attributor):
         kern_sum, q_sum = None, None
         for k in range(self.task.n_checkpoints):
             phi, q = self._features(k, train)
-            s = ((phi @ self._kinv[k]) * phi).sum(dim=1)
+            s = self._kernel_diag(k, phi)
             kern_sum = s if kern_sum is None else kern_sum + s
             q_sum = q if q_sum is None else q_sum + q
         K = self.task.n_checkpoints
