@@ -1,6 +1,6 @@
 """Reproduce the headline claims of Neural Combinatorial Optimization with Heavy Decoder: Toward Large Scale Generalization (NeurIPS 2023) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ def check_index_array(value: Any, name: str, *, ndim) -> np.ndarray:
     """An integer array (integral floats accepted), no bools."""
     if isinstance(value, np.ndarray) and value.dtype == np.bool_:
         raise TypeError(f"{name} must hold integers, got {describe(value)}")
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.size:
+        check_array(value, name, ndim=ndim)  # NaN/inf and a wrong ndim are value errors
     arr = check_array(value, name, ndim=ndim, dtype="int")
     return arr.astype(np.int64, copy=False)
 

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._checks import check_array, check_float, check_int, check_rng
-from ._validation import check_coords, check_index_array
+from ._validation import check_index_array
 
 __all__ = [
     "EXACT_MAX_CUSTOMERS",

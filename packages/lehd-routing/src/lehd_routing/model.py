@@ -382,6 +382,16 @@ def _tsp_batches(model, data, idx, gen, opt, per_step):
     return loss_sum, hits, steps
 
 
+def _cvrp_logits(model, enc, last, visited, load, dem64, cap64):
+    """Next-node logits of a CVRP state with the capacity mask (loads in float64, exact units:
+    a customer fits when ``load + demand <= capacity``)."""
+    remaining = ((cap64 - load) / cap64).to(enc.dtype)
+    logits = model.next_node_logits(enc, 0, last, visited, remaining=remaining)
+    too_big = load[:, None] + dem64 > cap64[:, None] * (1 + 1e-12)
+    too_big[:, 0] = False
+    return logits.masked_fill(too_big, -math.inf)
+
+
 # -- CVRP data -------------------------------------------------------------------------------
 def _cvrp_data(c, solutions, demands, capacity):
     if demands is None or capacity is None:
@@ -435,10 +445,11 @@ def _cvrp_batches(model, data, idx, gen, opt, per_step):
     d_np = dem[idx]
     d = torch.as_tensor(d_np, dtype=p.dtype, device=p.device)
     cap = torch.as_tensor(caps[idx], dtype=p.dtype, device=p.device)
-    frac_dem = d / cap[:, None]
+    dem64 = torch.as_tensor(d_np, dtype=torch.float64, device=p.device)
+    cap64 = torch.as_tensor(caps[idx], dtype=torch.float64, device=p.device)
     visited = torch.zeros(b, n1, dtype=torch.bool, device=p.device)
     last = torch.zeros(b, dtype=torch.long, device=p.device)
-    remaining = torch.ones(b, dtype=p.dtype, device=p.device)
+    load = torch.zeros(b, dtype=torch.float64, device=p.device)  # exact units, float64
     loss_sum = hits = steps = 0.0
     pending: list = []
     enc = None if per_step else model.encode(x, d, cap)
@@ -452,8 +463,7 @@ def _cvrp_batches(model, data, idx, gen, opt, per_step):
         if not bool(active.any()):
             break
         e = model.encode(x, d, cap) if per_step else enc
-        logits = model.next_node_logits(e, 0, last, visited, remaining=remaining)
-        logits = logits.masked_fill(frac_dem > remaining[:, None] + 1e-9, -math.inf)
+        logits = _cvrp_logits(model, e, last, visited, load, dem64, cap64)
         feasible = torch.isfinite(logits).sum(1) > 1  # more than one choice: a real decision
         use = active & feasible
         if bool(use.any()):
@@ -467,8 +477,8 @@ def _cvrp_batches(model, data, idx, gen, opt, per_step):
         at_depot = tgt == 0
         visited[rows[moving], tgt[moving]] = True
         visited[:, 0] = False
-        new_rem = torch.where(at_depot, torch.ones_like(remaining), remaining - frac_dem[rows, tgt])
-        remaining = torch.where(moving, new_rem, remaining)
+        new_load = torch.where(at_depot, torch.zeros_like(load), load + dem64[rows, tgt])
+        load = torch.where(moving, new_load, load)
         last = tgt
     _finish(opt, pending)
     return loss_sum, hits, steps
@@ -593,9 +603,7 @@ def greedy_cvrp(model: Any, coords: Any, demands: Any, capacity: Any) -> list[np
     if dem.ndim == 1:
         dem = dem[None]
     if dem.shape != c.shape[:2]:
-        raise ValueError(
-            f"demands must have shape {c.shape[:2]} to match coords, got {dem.shape}"
-        )
+        raise ValueError(f"demands must have shape {c.shape[:2]} to match coords, got {dem.shape}")
     caps = _capacities(capacity, c.shape[0])
     for k in range(c.shape[0]):
         _cvrp._check_instance(c[k], dem[k], caps[k])
@@ -608,26 +616,26 @@ def greedy_cvrp(model: Any, coords: Any, demands: Any, capacity: Any) -> list[np
             x = _coords_tensor(model, c)
             d = torch.as_tensor(dem, dtype=p.dtype, device=p.device)
             cap = torch.as_tensor(caps, dtype=p.dtype, device=p.device)
-            frac = d / cap[:, None]
+            dem64 = torch.as_tensor(dem, dtype=torch.float64, device=p.device)
+            cap64 = torch.as_tensor(caps, dtype=torch.float64, device=p.device)
             enc = model.encode(x, d, cap)
             rows = torch.arange(b, device=p.device)
             visited = torch.zeros(b, n1, dtype=torch.bool, device=p.device)
             last = torch.zeros(b, dtype=torch.long, device=p.device)
-            remaining = torch.ones(b, dtype=p.dtype, device=p.device)
+            load = torch.zeros(b, dtype=torch.float64, device=p.device)
             seqs: list[list[int]] = [[0] for _ in range(b)]
             for _ in range(2 * n1):
                 done = visited[:, 1:].all(1)
                 if bool(done.all()):
                     break
-                logits = model.next_node_logits(enc, 0, last, visited, remaining=remaining)
-                logits = logits.masked_fill(frac > remaining[:, None] + 1e-9, -math.inf)
+                logits = _cvrp_logits(model, enc, last, visited, load, dem64, cap64)
                 nxt = logits.argmax(1)
                 nxt = torch.where(done, torch.zeros_like(nxt), nxt)
                 for k in (~done).nonzero().flatten().tolist():
                     seqs[k].append(int(nxt[k]))
                 visited[rows, nxt] = True
                 visited[:, 0] = False
-                remaining = torch.where(nxt == 0, torch.ones_like(remaining), remaining - frac[rows, nxt])
+                load = torch.where(nxt == 0, torch.zeros_like(load), load + dem64[rows, nxt])
                 last = nxt
     finally:
         model.train(was)
