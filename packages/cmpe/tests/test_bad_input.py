@@ -92,7 +92,9 @@ CASES = [
     A("DeepSet.x", "x", lambda v: SET_NET(v), shape=(4, 5, 2), ndims=(3,)),
     A("fit.x.summary", "x", lambda v: SET_MODEL.fit(TH, v, epochs=1), shape=(4, 5, 2), ndims=(3,)),
     A("sample.x.summary", "x", lambda v: SET_MODEL.sample(v, 2), shape=(2, 5, 2), ndims=(3,)),
-    suite.Mismatch("fit.rows.summary", "x", lambda: SET_MODEL.fit(TH, np.ones((3, 5, 2)), epochs=1)),
+    suite.Mismatch(
+        "fit.rows.summary", "x", lambda: SET_MODEL.fit(TH, np.ones((3, 5, 2)), epochs=1)
+    ),
     # grids
     N("karras_grid.eps", "eps", lambda v: cmpe.karras_grid(v, 10.0, 5)),
     N("karras_grid.t_max", "t_max", lambda v: cmpe.karras_grid(1e-3, v, 5)),
