@@ -21,6 +21,7 @@ __all__ = [
     "cost",
     "exact",
     "is_feasible",
+    "nearest_neighbour",
     "random_instances",
     "routes",
     "savings",
@@ -251,3 +252,27 @@ def savings(coords: Any, demands: Any, capacity: Any) -> tuple[np.ndarray, float
     route_list = [_route_two_opt(dist, r) for r in route_of.values()]
     sol = _join(route_list)
     return sol, cost(c, sol)
+
+
+def nearest_neighbour(coords: Any, demands: Any, capacity: Any) -> tuple[np.ndarray, float]:
+    """Nearest-neighbour construction: from the current node go to the nearest unvisited
+    customer that still fits the load, back to the depot when none fits: ``(solution, cost)``."""
+    c, d, cap = _check_instance(coords, demands, capacity)
+    n = c.shape[0] - 1
+    left = np.ones(n + 1, dtype=bool)
+    left[0] = False
+    sol, cur, load = [0], 0, 0.0
+    while left.any():
+        fits = left & (load + d <= cap + 1e-9)
+        if not fits.any():
+            sol.append(0)
+            cur, load = 0, 0.0
+            continue
+        dist = np.where(fits, ((c - c[cur]) ** 2).sum(-1), np.inf)
+        cur = int(dist.argmin())
+        sol.append(cur)
+        left[cur] = False
+        load += d[cur]
+    sol.append(0)
+    out = np.array(sol, dtype=np.int64)
+    return out, cost(c, out)
