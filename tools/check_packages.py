@@ -11,7 +11,8 @@ For every package under packages/ it checks:
   inside functions / try blocks in `dependencies` or an optional extra;
 - torch-free packages: torch is not in the locked dependency closure (from uv.lock);
 - the MIT LICENSE (identical to the root one) is in the package and in `license-files`;
-- src/<import_name>/_checks.py is byte-identical to the template's (tools/sync_checks.py);
+- src/<import_name>/_checks.py is byte-identical to the template's (tools/sync_checks.py), and
+  src/<import_name>/_optim.py, where a package has one, to tools/vendor/_optim.py;
 - README.md has no relative links (it is the PyPI page) and says where the scripts live;
 - only files of the anatomy table (docs/contributing.md) sit at the package root;
 - the scripts use the harness: reproduce.py/bench.py call reproduce_main/bench_main, the
@@ -72,6 +73,8 @@ HARNESS = "papershelf-harness"
 CHECKS_TEMPLATE = (
     Path(__file__).resolve().parent / "template" / "src" / "__import_name__" / "_checks.py"
 )
+#: the vendored optimiser, copied into the torch packages that train (opt-in: copy the file)
+OPTIM_VENDOR = Path(__file__).resolve().parent / "vendor" / "_optim.py"
 LINK = re.compile(
     r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?[^)]*\)|<img[^>]*\bsrc=[\"']([^\"']+)[\"']|^\[[^\]]+\]:\s*(\S+)",
     re.M,
@@ -322,6 +325,12 @@ def _release_checks(pkg: Package, infrastructure: bool) -> list[str]:
     elif checks.read_bytes() != CHECKS_TEMPLATE.read_bytes():
         errs.append(
             f"src/{pkg.import_name}/_checks.py differs from the template's (edit the template, "
+            "then python tools/sync_checks.py)"
+        )
+    optim = pkg.path / "src" / pkg.import_name / "_optim.py"
+    if optim.exists() and optim.read_bytes() != OPTIM_VENDOR.read_bytes():
+        errs.append(
+            f"src/{pkg.import_name}/_optim.py differs from tools/vendor/_optim.py (edit that, "
             "then python tools/sync_checks.py)"
         )
     tests = pkg.path / "tests"

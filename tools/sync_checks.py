@@ -1,7 +1,8 @@
-"""Copy the shared validation vocabulary into every package (or check that the copies match).
+"""Copy the shared validation vocabulary into every package (or check that the copies match),
+and refresh the vendored optimiser where a package carries one.
 
     python tools/sync_checks.py            # write src/<pkg>/_checks.py in every package
-    python tools/sync_checks.py --check    # exit 1 if a copy differs from the template
+    python tools/sync_checks.py --check    # exit 1 if a copy differs from its source
 
 The vocabulary is vendored, not a runtime dependency: see docs/design-notes.md.
 """
@@ -17,6 +18,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from _workspace import discover  # noqa: E402
 
 TEMPLATE = ROOT / "tools" / "template" / "src" / "__import_name__" / "_checks.py"
+#: opt-in: a torch package that trains copies it to src/<pkg>/_optim.py (see docs/design-notes.md)
+OPTIM = ROOT / "tools" / "vendor" / "_optim.py"
 #: Packages that are not libraries with a public API to validate.
 EXEMPT = {"papershelf-harness"}
 
@@ -29,9 +32,16 @@ def targets(root: Path = ROOT) -> list[Path]:
     ]
 
 
-def stale(root: Path = ROOT) -> list[Path]:
+def stale(root: Path = ROOT) -> list[tuple[Path, Path]]:
+    """(copy, source) for every vendored copy that is missing or differs."""
     want = TEMPLATE.read_bytes()
-    return [t for t in targets(root) if not t.exists() or t.read_bytes() != want]
+    out = [(t, TEMPLATE) for t in targets(root) if not t.exists() or t.read_bytes() != want]
+    optim = OPTIM.read_bytes()
+    for p in discover(root):
+        copy = p.path / "src" / p.import_name / "_optim.py"
+        if copy.exists() and copy.read_bytes() != optim:
+            out.append((copy, OPTIM))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,11 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     bad = stale()
     if a.check:
-        for t in bad:
-            print(f"{t.relative_to(ROOT)} differs from {TEMPLATE.relative_to(ROOT)}")
+        for t, src in bad:
+            print(f"{t.relative_to(ROOT)} differs from {src.relative_to(ROOT)}")
         return 1 if bad else 0
-    for t in bad:
-        t.write_bytes(TEMPLATE.read_bytes())
+    for t, src in bad:
+        t.write_bytes(src.read_bytes())
         print(f"wrote {t.relative_to(ROOT)}")
     return 0
 

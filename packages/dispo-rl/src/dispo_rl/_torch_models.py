@@ -23,6 +23,7 @@ import torch
 from torch import nn
 
 from ._checks import check_float, check_int
+from ._optim import AdamW
 
 __all__ = ["DiffusionOutcomeModel", "GaussianMixtureOutcomeModel"]
 
@@ -47,41 +48,6 @@ def _mlp(sizes, out_act=None):
 def _cosine(step, steps, final=0.1):
     """Cosine decay of the learning rate from 1 to ``final`` (times the base rate)."""
     return final + (1 - final) * 0.5 * (1 + math.cos(math.pi * step / max(steps, 1)))
-
-
-class _AdamW:
-    """Adam with decoupled weight decay and global-norm gradient clipping (a few lines instead
-    of ``torch.optim``, whose first step imports torch._dynamo: seconds on a loaded CPU)."""
-
-    def __init__(self, params, *, lr, weight_decay=0.0, clip=1.0, betas=(0.9, 0.999), eps=1e-8):
-        self.params = [p for p in params if p.requires_grad]
-        self.lr, self.wd, self.clip, self.betas, self.eps = lr, weight_decay, clip, betas, eps
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
-        self.t = 0
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self):
-        self.t += 1
-        b1, b2 = self.betas
-        grads = [p.grad for p in self.params]
-        if self.clip is not None:
-            norm = torch.sqrt(sum((g * g).sum() for g in grads))
-            scale = min(1.0, self.clip / (float(norm) + 1e-6))
-        else:
-            scale = 1.0
-        c1, c2 = 1 - b1**self.t, 1 - b2**self.t
-        for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            g = g * scale
-            if self.wd:
-                p.mul_(1 - self.lr * self.wd)
-            m.mul_(b1).add_(g, alpha=1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            p.addcdiv_(m, (v / c2).sqrt_().add_(self.eps), value=-self.lr / c1)
 
 
 class _Codec:
@@ -162,7 +128,9 @@ class _NeuralOutcomeModel:
         a = c.actions(data["actions"])
         cont = torch.as_tensor(1.0 - data["terminals"].astype(float), dtype=torch.float32)
         n = len(s)
-        opt = _AdamW(self.net.parameters(), lr=self.lr, weight_decay=self.weight_decay)
+        opt = AdamW(
+            self.net.parameters(), self.lr, weight_decay=self.weight_decay, max_grad_norm=1.0
+        )
         bs = min(self.batch_size, n)
         self.losses = []
         for step in range(steps):
@@ -357,7 +325,7 @@ class DynamicsMLP:
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.net = _mlp([X.shape[1], *self.hidden, Y.shape[1]])
-        opt = _AdamW(self.net.parameters(), lr=self.lr, clip=None)
+        opt = AdamW(self.net.parameters(), self.lr, weight_decay=0.0)
         bs = min(self.batch_size, len(X))
         self.losses = []
         for _ in range(steps):

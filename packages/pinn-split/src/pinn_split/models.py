@@ -17,6 +17,7 @@ from ._checks import (
     check_tensor,
     describe,
 )
+from ._optim import Adam
 from ._validation import as_points, check_net, module_dtype
 from .networks import TwoLayerPowerNet, _derivatives
 from .pde import LinearPDE, SplitSystem, _unsplit, sample_points, split_system
@@ -309,7 +310,7 @@ def train(
     params = [p for p in model.parameters() if p.requires_grad]
     if not params:
         raise ValueError("model has no trainable parameters")
-    update = _Adam(params, lr) if optimizer == "adam" else _GD(params, lr)
+    update = Adam(params, lr).step if optimizer == "adam" else _GD(params, lr)
     history: dict[str, list] = {"step": [], "loss": []}
     for step in range(steps + 1):
         loss = model.loss()
@@ -334,29 +335,6 @@ class _GD:
         with torch.no_grad():
             for p, g in zip(self.params, grads):
                 p.sub_(self.lr * g)
-
-
-class _Adam:
-    """Adam (Kingma & Ba; betas 0.9, 0.999, eps 1e-8, bias-corrected), as torch.optim.Adam's
-    defaults. Written out because torch.optim's first use imports torch._dynamo (tens of seconds
-    on a loaded machine)."""
-
-    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
-        self.params, self.lr, self.betas, self.eps = params, lr, betas, eps
-        self.m = [torch.zeros_like(p) for p in params]
-        self.v = [torch.zeros_like(p) for p in params]
-        self.t = 0
-
-    def __call__(self, grads):
-        self.t += 1
-        b1, b2 = self.betas
-        c1, c2 = 1 - b1**self.t, 1 - b2**self.t
-        with torch.no_grad():
-            for p, g, m, v in zip(self.params, grads, self.m, self.v):
-                m.mul_(b1).add_(g, alpha=1 - b1)
-                v.mul_(b2).addcmul_(g, g, value=1 - b2)
-                denom = (v / c2).sqrt_().add_(self.eps)
-                p.addcdiv_(m, denom, value=-self.lr / c1)
 
 
 def _test_grid(d: int) -> torch.Tensor:

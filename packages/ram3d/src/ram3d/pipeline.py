@@ -17,6 +17,7 @@ from ._checks import (
     check_probability,
     describe,
 )
+from ._optim import Adam
 from ._validation import as_mask, as_tensor, check_module, check_str, check_unit_interval
 from .cameras import Camera, get_rays
 from .fields import DenseGridField
@@ -127,34 +128,6 @@ def render_composite(
     return comp.reshape(cam.H, cam.W, 3), out
 
 
-class _Adam:
-    """Adam (Kingma & Ba; torch.optim.Adam's defaults). Written out because constructing
-    ``torch.optim.Adam`` imports torch._dynamo, seconds on a loaded CPU."""
-
-    def __init__(self, params, lr, betas=(0.9, 0.999), eps=1e-8):
-        self.params = list(params)
-        self.lr, (self.b1, self.b2), self.eps = lr, betas, eps
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
-        self.t = 0
-
-    def zero_grad(self):
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self):
-        self.t += 1
-        c1 = 1 - self.b1**self.t
-        c2 = 1 - self.b2**self.t
-        for p, m, v in zip(self.params, self.m, self.v, strict=True):
-            if p.grad is None:
-                continue
-            m.mul_(self.b1).add_(p.grad, alpha=1 - self.b1)
-            v.mul_(self.b2).addcmul_(p.grad, p.grad, value=1 - self.b2)
-            p.addcdiv_(m, (v / c2).sqrt_().add_(self.eps), value=-self.lr / c1)
-
-
 class _Stage:
     def __init__(
         self,
@@ -210,7 +183,7 @@ class _Stage:
         dil = torch.stack([dilate(mi, self.dilate_radius) for mi in m])
         halos = dil & ~m
         params = [p for p in field.parameters() if p.requires_grad]
-        opt = _Adam(params, self.lr)
+        opt = Adam(params, self.lr)
         frozen = [(p, p.requires_grad) for f in fixed for p in f.parameters()]
         for p, _ in frozen:
             p.requires_grad_(False)
