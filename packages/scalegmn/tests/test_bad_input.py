@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scalegmn as S
 import torch
+from scalegmn.train import apply_edit, fit_editor, fit_regressor, kendall_tau
 
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
@@ -22,6 +23,25 @@ ACTS = frozenset({"tanh", "relu", "sine"})
 SYMS = frozenset({"sign", "scale", "hetero", "permutation"})
 OUT = {"out_dim": 2}
 STEPS0 = {"steps": 0}
+# a CNN [conv3x3 1->2, GAP, linear 2->3], images, and a tiny valid cnn_zoo call
+CW = [torch.randn(2, 1, 3, 3), torch.randn(3, 2)]
+CB = [torch.randn(2), torch.randn(3)]
+CX = torch.randn(2, 1, 4, 4)
+IM = torch.rand(6, 1, 4, 4)
+LB = torch.tensor([0, 1, 2, 0, 1, 2])
+ZOO = {"channels": (2,), "steps": 1}
+BW = [torch.randn(4, 3, 2), torch.randn(4, 1, 3)]  # a batch of 4 MLPs (2, 3, 1)
+BB = [torch.randn(4, 3), torch.randn(4, 1)]
+REG = S.ScaleGMN(DIMS, out_dim=1, d_hidden=4, num_layers=1)
+EDIT = S.ScaleGMNEquivariant(DIMS, d_hidden=4, num_layers=1)
+GRID = torch.rand(5, 2)
+TGT = torch.zeros(4, 5, 1)
+ONE = {"epochs": 1}
+
+
+def _zoo(options):
+    """cnn_zoo called with ``options(v)`` over the valid tiny settings."""
+    return lambda v: S.zoo.cnn_zoo(2, IM, LB, IM, LB, **{**ZOO, **options(v)})
 
 
 CASES = [
@@ -93,6 +113,86 @@ CASES = [
     suite.Mismatch(
         "function_zoo.classes", "num_classes", lambda: S.zoo.function_zoo(4, num_classes=9, steps=0)
     ),
+    # 0.3.0: strided CNNs, the CNN zoo, regression / editing loops, Kendall tau
+    K(suite.Int, S.forward_cnn, "stride", CW, CB, CX, minimum=1),
+    suite.Int(
+        "cnn_zoo.n_networks",
+        "n_networks",
+        lambda v: S.zoo.cnn_zoo(v, IM, LB, IM, LB, **ZOO),
+        minimum=1,
+    ),
+    suite.Array(
+        "cnn_zoo.images",
+        "images",
+        lambda v: S.zoo.cnn_zoo(2, v, LB, IM, LB, **ZOO),
+        (6, 1, 4, 4),
+        (4,),
+    ),
+    suite.Array(
+        "cnn_zoo.test_images",
+        "test_images",
+        lambda v: S.zoo.cnn_zoo(2, IM, LB, v, LB, **ZOO),
+        (6, 1, 4, 4),
+        (4,),
+    ),
+    suite.Int("cnn_zoo.kernel_size", "kernel_size", _zoo(lambda v: {"kernel_size": v}), minimum=1),
+    suite.Int("cnn_zoo.stride", "stride", _zoo(lambda v: {"stride": v}), minimum=1),
+    suite.Int("cnn_zoo.steps", "steps", _zoo(lambda v: {"steps": v}), minimum=1),
+    suite.Int("cnn_zoo.batch_size", "batch_size", _zoo(lambda v: {"batch_size": v}), minimum=1),
+    suite.Int("cnn_zoo.channels0", "channels[0]", _zoo(lambda v: {"channels": (v,)}), minimum=1),
+    suite.Number("cnn_zoo.lr", "lr", _zoo(lambda v: {"lr": v})),
+    suite.Number("cnn_zoo.lr0", "lr[0]", _zoo(lambda v: {"lr": (v, 0.1)})),
+    suite.Number("cnn_zoo.weight_decay", "weight_decay", _zoo(lambda v: {"weight_decay": v})),
+    suite.Number("cnn_zoo.init_scale", "init_scale", _zoo(lambda v: {"init_scale": v})),
+    suite.Option(
+        "cnn_zoo.activation",
+        "activation",
+        _zoo(lambda v: {"activation": v}),
+        frozenset({"relu", "tanh"}),
+    ),
+    suite.Mismatch("cnn_zoo.labels", "labels", lambda: S.zoo.cnn_zoo(2, IM, LB[:5], IM, LB, **ZOO)),
+    suite.Mismatch(
+        "cnn_zoo.test_labels", "test_labels", lambda: S.zoo.cnn_zoo(2, IM, LB, IM, LB[:5], **ZOO)
+    ),
+    suite.Mismatch(
+        "cnn_zoo.test_shape",
+        "test_images",
+        lambda: S.zoo.cnn_zoo(2, IM, LB, IM[..., :3], LB, **ZOO),
+    ),
+    suite.Mismatch(
+        "cnn_zoo.lr_order", "lr", lambda: S.zoo.cnn_zoo(2, IM, LB, IM, LB, lr=(0.5, 0.1), **ZOO)
+    ),
+    suite.Mismatch(
+        "cnn_zoo.steps_order",
+        "steps",
+        lambda: S.zoo.cnn_zoo(2, IM, LB, IM, LB, channels=(2,), steps=(5, 2)),
+    ),
+    suite.Number("digits.test_fraction", "test_fraction", lambda v: S.zoo.digits(test_fraction=v)),
+    suite.Array("kendall_tau.x", "x", lambda v: kendall_tau(v, np.arange(5.0)), (5,), (1,)),
+    suite.Array("kendall_tau.y", "y", lambda v: kendall_tau(np.arange(5.0), v), (5,), (1,)),
+    suite.Mismatch("kendall_tau.lengths", "y", lambda: kendall_tau([1.0, 2.0], [1.0, 2.0, 3.0])),
+    suite.Array(
+        "fit_regressor.targets",
+        "targets",
+        lambda v: fit_regressor(REG, BW, BB, v, epochs=0),
+        (4,),
+        (1,),
+    ),
+    K(suite.Int, fit_regressor, "epochs", REG, BW, BB, torch.rand(4), minimum=0),
+    K(suite.Flag, fit_regressor, "sigmoid", REG, BW, BB, torch.rand(4), kwargs=ONE),
+    suite.Array(
+        "fit_editor.x", "x", lambda v: fit_editor(EDIT, BW, BB, v, TGT, epochs=0), (5, 2), (2,)
+    ),
+    suite.Array(
+        "fit_editor.targets",
+        "targets",
+        lambda v: fit_editor(EDIT, BW, BB, GRID, v, epochs=0),
+        (4, 5, 1),
+        (3,),
+    ),
+    K(suite.Option, fit_editor, "activation", EDIT, BW, BB, GRID, TGT, kwargs=ONE, valid=ACTS),
+    K(suite.Number, fit_editor, "omega0", EDIT, BW, BB, GRID, TGT, kwargs=ONE),
+    K(suite.Int, apply_edit, "batch_size", EDIT, BW, BB, minimum=1),
 ]
 
 globals().update(suite.bad_input_suite(CASES))
@@ -228,3 +328,13 @@ def test_equivariant_head_rules():
     assert_rejects(
         ValueError, "sign_mask", E(DIMS, d_hidden=4, num_layers=1, symmetry="hetero"), W, B
     )
+
+
+def test_cnn_zoo_and_training_types():
+    assert_rejects(TypeError, "generator", S.zoo.cnn_zoo, 2, IM, LB, IM, LB, generator=1, **ZOO)
+    assert_rejects(TypeError, "labels", S.zoo.cnn_zoo, 2, IM, IM, IM, LB, **ZOO)
+    assert_rejects(ValueError, "labels", S.zoo.cnn_zoo, 2, IM, LB - 1, IM, LB, **ZOO)
+    assert_rejects(TypeError, "channels", S.zoo.cnn_zoo, 2, IM, LB, IM, LB, channels=3, steps=1)
+    assert_rejects(TypeError, "model", fit_regressor, "net", BW, BB, torch.rand(4))
+    assert_rejects(ValueError, "weights", fit_regressor, REG, W, B, torch.rand(1))
+    assert_rejects(ValueError, "x", kendall_tau, [1.0], [2.0])

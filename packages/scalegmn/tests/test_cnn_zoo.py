@@ -11,8 +11,9 @@ import scalegmn as S
 import torch
 import torch.nn.functional as F
 from conftest import gen
-from papershelf_harness.testing import assert_close
 from scalegmn.train import fit_regressor, kendall_tau, predict
+
+from papershelf_harness.testing import assert_close
 
 
 def naive_strided_cnn(ws, bs, x, stride):

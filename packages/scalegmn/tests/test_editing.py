@@ -5,8 +5,9 @@ import pytest
 import scalegmn as S
 import torch
 from conftest import gen, random_mlp
-from papershelf_harness.testing import assert_close
 from scalegmn.train import apply_edit, fit_editor
+
+from papershelf_harness.testing import assert_close
 
 DIMS = (2, 5, 4, 1)
 OM = 3.0
