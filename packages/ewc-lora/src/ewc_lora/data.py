@@ -150,7 +150,7 @@ def tokenize_examples(
         raise TypeError(f"examples must be a sequence of dicts, got {describe(examples)}")
     if not examples:
         raise ValueError("examples must not be empty")
-    if not callable(getattr(tokenizer, "encode", None)):
+    if isinstance(tokenizer, str | bytes) or not callable(getattr(tokenizer, "encode", None)):
         raise TypeError(f"tokenizer must have an encode(text) method, got {describe(tokenizer)}")
     max_length = check_int(max_length, "max_length", minimum=2)
     rows = []

@@ -199,6 +199,8 @@ def _as_ids(value: Any, label: str, vocab: int | None) -> torch.Tensor:
             arr = np.asarray(value)
         except ValueError:  # ragged
             raise TypeError(f"{label} must be a flat sequence of token ids, got {describe(value)}") from None
+        if arr.size == 0:
+            raise ValueError(f"{label} must not be empty, got {describe(value)}")
         if arr.dtype.kind not in "iu":
             raise TypeError(f"{label} must hold integer token ids, got {describe(value)}")
         ids = torch.from_numpy(arr.astype(np.int64))

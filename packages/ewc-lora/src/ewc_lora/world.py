@@ -225,9 +225,13 @@ class GridHome:
         """The state after ``action`` (pure); a ValueError naming ``action`` if a precondition
         fails."""
         state = self._check_state(state)
+        if not (isinstance(action, tuple | list) and all(isinstance(a, str) for a in action)):
+            raise TypeError(
+                f"action must be a tuple of strings such as ('walk', 'kitchen'), got {describe(action)}"
+            )
         why = self._violation(state, action)
         if why is not None:
-            raise ValueError(f"action {format_action(action) if isinstance(action, tuple | list) else action!r} {why}")
+            raise ValueError(f"action {format_action(action)!r} {why}")
         return self._apply(state, tuple(action))
 
     def step(self, action: Sequence[str]) -> State:
