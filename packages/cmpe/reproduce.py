@@ -22,6 +22,7 @@ sbi (in the bench dependency group) is needed for the NPE rows; without it they 
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 
 import cmpe
@@ -183,7 +184,16 @@ def _npe(theta, x, prior, *, epochs, embedding=None, seed=0):
     net = posterior_nn(
         "maf", embedding_net=embedding if embedding is not None else torch.nn.Identity()
     )
-    inference = npe_cls(prior=prior, density_estimator=net, show_progress_bars=False)
+    from sbi.utils.tracking import TensorBoardTracker
+    from torch.utils.tensorboard import SummaryWriter
+
+    logs = SummaryWriter(tempfile.mkdtemp(prefix="cmpe-sbi-logs-"))  # not ./sbi-logs
+    inference = npe_cls(
+        prior=prior,
+        density_estimator=net,
+        tracker=TensorBoardTracker(logs),
+        show_progress_bars=False,
+    )
     with warnings.catch_warnings():  # "max_num_epochs reached": the budget is the point
         warnings.simplefilter("ignore", UserWarning)
         inference.append_simulations(

@@ -39,15 +39,18 @@ def test_c2st_agrees_with_sbi_mlp_c2st():
     assert ours > 0.9
 
 
-def test_deepset_is_a_working_sbi_embedding_net():
+def test_deepset_is_a_working_sbi_embedding_net(tmp_path):
     from sbi.inference import NPE
     from sbi.neural_nets import posterior_nn
+    from sbi.utils.tracking import TensorBoardTracker
+    from torch.utils.tensorboard import SummaryWriter
 
     theta, x = cmpe.gmm_bimodal(256, n_obs=6, rng=0)
     torch.manual_seed(0)
     net = posterior_nn("maf", embedding_net=cmpe.DeepSet(2, 4, width=16), num_transforms=2)
     prior = torch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2))
-    inference = NPE(prior=prior, density_estimator=net, show_progress_bars=False)
+    tracker = TensorBoardTracker(SummaryWriter(str(tmp_path)))  # not ./sbi-logs
+    inference = NPE(prior=prior, density_estimator=net, tracker=tracker, show_progress_bars=False)
     with pytest.warns(UserWarning):  # "max_num_epochs reached": two epochs on purpose
         inference.append_simulations(
             torch.as_tensor(theta, dtype=torch.float32), torch.as_tensor(x, dtype=torch.float32)
