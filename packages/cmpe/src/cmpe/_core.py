@@ -149,6 +149,15 @@ class _Posterior(nn.Module):
     def _cond(self, x, name="x"):
         return self._condition(self._data(x, name), name)
 
+    def _state_and_condition(self, theta_t, x):
+        theta_t = self._theta(theta_t, "theta_t")
+        x = self._cond(x)
+        if theta_t.shape[0] != x.shape[0]:
+            raise ValueError(
+                f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match"
+            )
+        return theta_t, x
+
     def _network(self, theta_t, t, x):
         return self.net(torch.cat([theta_t, x, t[:, None]], dim=1))
 
@@ -310,12 +319,7 @@ class ConsistencyPosterior(_Posterior):
 
     def consistency(self, theta_t, t, x):
         """f(theta_t, t, x) for theta_t [B, theta_dim], x [B, cond_dim], t a float or [B]."""
-        theta_t = self._theta(theta_t, "theta_t")
-        x = self._cond(x)
-        if theta_t.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match"
-            )
+        theta_t, x = self._state_and_condition(theta_t, x)
         t = as_time(t, "t", batch=theta_t.shape[0], dtype=self._dtype).to(self._device)
         return self._f(theta_t, t, x)
 
@@ -397,12 +401,7 @@ class FlowMatchingPosterior(_Posterior):
 
     def velocity(self, theta_t, t, x):
         """The learned velocity field v(theta_t, t, x); t a float in [0, 1] or [B]."""
-        theta_t = self._theta(theta_t, "theta_t")
-        x = self._cond(x)
-        if theta_t.shape[0] != x.shape[0]:
-            raise ValueError(
-                f"x has {x.shape[0]} rows but theta_t has {theta_t.shape[0]}; they must match"
-            )
+        theta_t, x = self._state_and_condition(theta_t, x)
         if isinstance(t, int | float) and not isinstance(t, bool):
             t = torch.full((theta_t.shape[0],), check_float(t, "t", minimum=0.0, maximum=1.0))
         else:
