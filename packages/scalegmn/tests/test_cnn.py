@@ -58,20 +58,24 @@ def brute_group(ws, bs, kind, seed):
     return new_w, new_b, q, perms
 
 
-def naive_cnn(ws, bs, x, act):
-    """One network, one image, numpy loops: 'same' zero padding, stride 1, GAP, linear."""
+def naive_cnn(ws, bs, x, act, stride=1):
+    """One network, one image, numpy loops: stride 1 with 'same' zero padding (stride s > 1:
+    padding k // 2 each side), GAP, linear."""
     h = x.numpy()
     for l, (w, b) in enumerate(zip(ws, bs, strict=True)):
         w, b = w.numpy(), b.numpy()
         if w.ndim == 4:
             co, ci, kh, kw = w.shape
             H, W = h.shape[1:]
-            pt, pl = (kh - 1) // 2, (kw - 1) // 2
-            pad = np.zeros((ci, H + kh - 1, W + kw - 1))
+            pt, pl = ((kh - 1) // 2, (kw - 1) // 2) if stride == 1 else (kh // 2, kw // 2)
+            ph, pw = (kh - 1, kw - 1) if stride == 1 else (2 * pt, 2 * pl)
+            pad = np.zeros((ci, H + ph, W + pw))
             pad[:, pt : pt + H, pl : pl + W] = h
-            out = np.zeros((co, H, W))
-            for o, r, c in itertools.product(range(co), range(H), range(W)):
-                out[o, r, c] = (w[o] * pad[:, r : r + kh, c : c + kw]).sum() + b[o]
+            Ho, Wo = (H + ph - kh) // stride + 1, (W + pw - kw) // stride + 1
+            out = np.zeros((co, Ho, Wo))
+            for o, r, c in itertools.product(range(co), range(Ho), range(Wo)):
+                r0, c0 = r * stride, c * stride
+                out[o, r, c] = (w[o] * pad[:, r0 : r0 + kh, c0 : c0 + kw]).sum() + b[o]
             h = act(out)
         else:
             if h.ndim == 3:

@@ -1,4 +1,4 @@
-"""The CNN zoo (strided convs against a numpy loop, batched training against a per-network
+"""The CNN zoo (strided convs against the numpy loop of test_cnn, batched training against a per-network
 reimplementation), Kendall's tau against scipy and brute force, generalisation regression and
 ScaleGMN invariance on trained zoo CNNs."""
 
@@ -12,35 +12,13 @@ import torch
 import torch.nn.functional as F
 from conftest import gen
 from scalegmn.train import fit_regressor, kendall_tau, predict
+from test_cnn import naive_cnn
 
 from papershelf_harness.testing import assert_close
 
 
-def naive_strided_cnn(ws, bs, x, stride):
-    """One ReLU CNN, one image [c, H, W], numpy loops: zero padding k // 2, ``stride``, GAP,
-    linear layers."""
-    h = x.numpy()
-    for l, (w, b) in enumerate(zip(ws, bs, strict=True)):
-        w, b = w.numpy(), b.numpy()
-        if w.ndim == 4:
-            co, ci, kh, kw = w.shape
-            H, W = h.shape[1:]
-            pt, pl = kh // 2, kw // 2
-            pad = np.zeros((ci, H + 2 * pt, W + 2 * pl))
-            pad[:, pt : pt + H, pl : pl + W] = h
-            Ho, Wo = (H + 2 * pt - kh) // stride + 1, (W + 2 * pl - kw) // stride + 1
-            out = np.zeros((co, Ho, Wo))
-            for o, r, c in itertools.product(range(co), range(Ho), range(Wo)):
-                r0, c0 = r * stride, c * stride
-                out[o, r, c] = (w[o] * pad[:, r0 : r0 + kh, c0 : c0 + kw]).sum() + b[o]
-            h = np.maximum(out, 0)
-        else:
-            if h.ndim == 3:
-                h = h.mean(axis=(1, 2))
-            h = w @ h + b
-            if l < len(ws) - 1:
-                h = np.maximum(h, 0)
-    return h
+def relu(a):
+    return np.maximum(a, 0)
 
 
 def test_strided_forward_matches_numpy_loop():
@@ -51,7 +29,7 @@ def test_strided_forward_matches_numpy_loop():
     x = torch.randn(3, 1, 7, 6, generator=g, dtype=torch.float64)
     out = S.forward_cnn(ws, bs, x, activation="relu", stride=2)
     for n, i in itertools.product(range(2), range(3)):
-        ref = naive_strided_cnn([w[n] for w in ws], [b[n] for b in bs], x[i], 2)
+        ref = naive_cnn([w[n] for w in ws], [b[n] for b in bs], x[i], relu, stride=2)
         assert_close(out[n, i], torch.from_numpy(ref), atol=1e-10)
     # unbatched path agrees with the batched (grouped-convolution) path
     one = S.forward_cnn([w[1] for w in ws], [b[1] for b in bs], x, stride=2)

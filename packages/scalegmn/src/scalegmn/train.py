@@ -100,21 +100,8 @@ def fit_classifier(
     model = _check_model(model)
     ws, bs, n = _check_net(weights, biases)
     labels = _check_labels(labels, n)
-    return _fit(
-        model,
-        ws,
-        bs,
-        labels,
-        nn.functional.cross_entropy,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        weight_decay=weight_decay,
-        warmup_steps=warmup_steps,
-        clip_grad=clip_grad,
-        generator=generator,
-        kwargs=kwargs,
-    )
+    opts = (epochs, batch_size, lr, weight_decay, warmup_steps, clip_grad, generator)
+    return _fit(model, ws, bs, labels, nn.functional.cross_entropy, kwargs, *opts)
 
 
 def fit_regressor(
@@ -157,39 +144,14 @@ def fit_regressor(
         p = torch.sigmoid(out[:, 0]) if sigmoid else out[:, 0]
         return nn.functional.mse_loss(p, t.to(p.dtype))
 
-    return _fit(
-        model,
-        ws,
-        bs,
-        y,
-        loss_fn,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        weight_decay=weight_decay,
-        warmup_steps=warmup_steps,
-        clip_grad=clip_grad,
-        generator=generator,
-        kwargs=kwargs,
-    )
+    opts = (epochs, batch_size, lr, weight_decay, warmup_steps, clip_grad, generator)
+    return _fit(model, ws, bs, y, loss_fn, kwargs, *opts)
 
 
-def _fit(
-    model,
-    ws,
-    bs,
-    targets,
-    loss_fn,
-    *,
-    epochs,
-    batch_size,
-    lr,
-    weight_decay,
-    warmup_steps,
-    clip_grad,
-    generator,
-    kwargs,
-):
+def _fit(model, ws, bs, targets, loss_fn, kwargs, *options):
+    """The shared loop; ``options`` are (epochs, batch_size, lr, weight_decay, warmup_steps,
+    clip_grad, generator) as the public functions take them."""
+    epochs, batch_size, lr, weight_decay, warmup_steps, clip_grad, generator = options
     n = ws[0].shape[0]
     epochs = check_int(epochs, "epochs", minimum=0)
     batch_size = check_int(batch_size, "batch_size", minimum=1)
@@ -328,18 +290,5 @@ def fit_editor(
         pred = _forward(w, b, x.expand(len(idx), *x.shape), activation, omega0)
         return ((pred - y[idx]) ** 2).mean()
 
-    return _fit(
-        model,
-        ws,
-        bs,
-        index,
-        loss_fn,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        weight_decay=weight_decay,
-        warmup_steps=warmup_steps,
-        clip_grad=clip_grad,
-        generator=generator,
-        kwargs={},
-    )
+    opts = (epochs, batch_size, lr, weight_decay, warmup_steps, clip_grad, generator)
+    return _fit(model, ws, bs, index, loss_fn, {}, *opts)
