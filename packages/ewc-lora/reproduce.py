@@ -44,7 +44,9 @@ TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj")
 
 def _scale(args):
     if args.quick:
-        return dict(episodes=6, homes=8, test_homes=4, steps=6, batch=4, seeds=1, sweep=(0.0, 1.0), fisher=4)
+        return dict(
+            episodes=6, homes=8, test_homes=4, steps=6, batch=4, seeds=1, sweep=(0.0, 1.0), fisher=4
+        )
     seeds = args.seeds if args.seeds else (5 if args.full else 3)
     return dict(
         episodes=50,
@@ -176,7 +178,9 @@ def _finetune(base, method, lam, fisher, train, steps, batch_size, seed):
     else:
         apply_lora(model, target_modules=TARGETS, r=4, alpha=16, dropout=0.1, generator=g)
         lr = 4e-3
-    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
+    opt = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0
+    )
     rng = np.random.default_rng(seed)
     model.train()
     for _ in range(steps):

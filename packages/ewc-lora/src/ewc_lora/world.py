@@ -448,6 +448,16 @@ class _Node:
         self.w = 0.0
 
 
+def _drop_idle_walks(actions: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """A walk followed directly by another walk does nothing: drop it (the plan stays legal)."""
+    out: list[tuple[str, ...]] = []
+    for a in actions:
+        if a[0] == "walk" and out and out[-1][0] == "walk":
+            out.pop()
+        out.append(a)
+    return out
+
+
 def mcts_plan(
     env: GridHome,
     goal: Any,
@@ -530,6 +540,7 @@ def mcts_plan(
                 node.w += reward
                 node = node.parent
         if found is not None:
+            found = _drop_idle_walks(found)
             for a in found:
                 state = env._apply(state, a)
             plan.extend(found)
