@@ -7,10 +7,10 @@ and the penalty alone, on the same tiny random Llama, CPU, one thread.
 from __future__ import annotations
 
 import torch
+from ewc_lora import LoRALinear, apply_lora, ewc_lora_penalty
+
 from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 from papershelf_harness.tiny_hf import tiny_causal_lm
-
-from ewc_lora import LoRALinear, apply_lora, ewc_lora_penalty
 
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "up_proj", "down_proj"]
 
@@ -31,7 +31,10 @@ def _pair(hidden, layers):
                 layer = theirs.get_submodule("base_model.model." + name)
                 layer.lora_A["default"].weight.copy_(m.A)
                 layer.lora_B["default"].weight.copy_(m.B)
-    fisher = {n: torch.rand(p.shape, generator=g) for n, p in tiny_causal_lm("llama", **kw).named_parameters()}
+    fisher = {
+        n: torch.rand(p.shape, generator=g)
+        for n, p in tiny_causal_lm("llama", **kw).named_parameters()
+    }
     return ours.train(), theirs.train(), fisher
 
 

@@ -19,8 +19,6 @@ import math
 
 import numpy as np
 import torch
-from papershelf_harness import Claim, reproduce_cli
-
 from ewc_lora import (
     GridHome,
     apply_lora,
@@ -36,6 +34,8 @@ from ewc_lora import (
     random_explore,
     tokenize_examples,
 )
+
+from papershelf_harness import Claim, reproduce_cli
 
 # the paper's per-task example weights (activity recognition 0.7, the rest 1)
 TASK_WEIGHTS = {"plan": 1.0, "activity": 0.7, "counting": 1.0, "path": 1.0}

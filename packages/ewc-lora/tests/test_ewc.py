@@ -3,13 +3,9 @@ closed forms and per-sample brute force."""
 
 import math
 
-import pytest
 import torch
 import torch.nn.functional as F
 from conftest import randomize_lora
-from papershelf_harness.testing import assert_close, assert_rejects
-from torch import nn
-
 from ewc_lora import (
     LoRALinear,
     apply_lora,
@@ -18,6 +14,9 @@ from ewc_lora import (
     ewc_lora_penalty,
     merge_lora,
 )
+from torch import nn
+
+from papershelf_harness.testing import assert_close, assert_rejects
 
 
 def _fisher_like(model, seed=0):
@@ -40,8 +39,7 @@ def test_penalty_is_zero_at_init_and_matches_full_ewc_on_merged_weights(tiny):
     # ... and the merged model: sum over every parameter of F (theta - theta0)^2, written out
     params = dict(model.named_parameters())
     reference = 2.0 * sum(
-        (fisher[n].double() * (params[n].double() - theta0[n].double()) ** 2).sum()
-        for n in fisher
+        (fisher[n].double() * (params[n].double() - theta0[n].double()) ** 2).sum() for n in fisher
     )
     assert_close(ewc_full_penalty(model, fisher, theta0, lam=2.0), reference, rtol=1e-6)
     assert_close(pen.double(), reference, rtol=1e-6)
@@ -65,16 +63,24 @@ def test_penalty_gradient_matches_the_written_out_formula():
 
 def test_penalty_errors_name_fisher():
     model = nn.Sequential(LoRALinear(nn.Linear(3, 2), r=1))
-    assert_rejects(ValueError, "fisher", ewc_lora_penalty, model, {"other.weight": torch.ones(2, 3)})
+    assert_rejects(
+        ValueError, "fisher", ewc_lora_penalty, model, {"other.weight": torch.ones(2, 3)}
+    )
     assert_rejects(ValueError, "fisher", ewc_lora_penalty, model, {"0.weight": torch.ones(3, 2)})
     assert_rejects(ValueError, "fisher", ewc_lora_penalty, model, {"0.weight": -torch.ones(2, 3)})
     assert_rejects(TypeError, "fisher", ewc_lora_penalty, model, [torch.ones(2, 3)])
     assert_rejects(TypeError, "fisher", ewc_lora_penalty, model, {"0.weight": "x"})
-    assert_rejects(ValueError, "lam", ewc_lora_penalty, model, {"0.weight": torch.ones(2, 3)}, lam=-1)
-    assert_rejects(ValueError, "model", ewc_lora_penalty, nn.Linear(2, 2), {"weight": torch.ones(2, 2)})
+    assert_rejects(
+        ValueError, "lam", ewc_lora_penalty, model, {"0.weight": torch.ones(2, 3)}, lam=-1
+    )
+    assert_rejects(
+        ValueError, "model", ewc_lora_penalty, nn.Linear(2, 2), {"weight": torch.ones(2, 2)}
+    )
     theta0 = {"0.weight": torch.ones(2, 3)}
     assert_rejects(ValueError, "theta0", ewc_full_penalty, model, {"0.bias": torch.ones(2)}, theta0)
-    assert_rejects(ValueError, "fisher", ewc_full_penalty, model, {"1.weight": torch.ones(2)}, theta0)
+    assert_rejects(
+        ValueError, "fisher", ewc_full_penalty, model, {"1.weight": torch.ones(2)}, theta0
+    )
 
 
 def test_fisher_of_linear_softmax_is_the_closed_form():
@@ -146,7 +152,9 @@ def test_true_fisher_converges_to_the_model_expectation():
     with torch.no_grad():
         h = model.emb.weight[2]
         p = torch.softmax(model.head(h), -1)
-        per_y = torch.stack([((p - F.one_hot(torch.tensor(y), 5))[:, None] * h) ** 2 for y in range(5)])
+        per_y = torch.stack(
+            [((p - F.one_hot(torch.tensor(y), 5))[:, None] * h) ** 2 for y in range(5)]
+        )
         exact = (p[:, None, None] * per_y).sum(0)
         var = (p[:, None, None] * (per_y - exact) ** 2).sum(0)
     tol = 5 * (var / n).sqrt() + 1e-6  # five standard errors per entry

@@ -1,13 +1,12 @@
 """LoRALinear / apply_lora / merge_lora against explicit matrix formulas, on nn.Linear, GPT-2's
 Conv1D and tiny random Llama, GPT-2 and Qwen2 models."""
 
-import pytest
 import torch
 from conftest import randomize_lora
-from papershelf_harness.testing import assert_close, assert_rejects
+from ewc_lora import LoRALinear, apply_lora, merge_lora
 from torch import nn
 
-from ewc_lora import LoRALinear, apply_lora, merge_lora
+from papershelf_harness.testing import assert_close, assert_rejects
 
 
 def _conv1d(nx, nf):

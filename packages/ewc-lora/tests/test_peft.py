@@ -3,9 +3,9 @@
 import pytest
 import torch
 from conftest import _tiny
-from papershelf_harness.testing import assert_close
-
 from ewc_lora import LoRALinear, apply_lora, ewc_full_penalty, ewc_lora_penalty, merge_lora
+
+from papershelf_harness.testing import assert_close
 
 peft = pytest.importorskip("peft")
 
@@ -39,6 +39,10 @@ def test_peft_penalty_and_outputs_equal_ours(arch, targets):
     assert_close(ewc_full_penalty(theirs, fisher, theta0, lam=0.5), pen, rtol=1e-5)
     # the gradient flows to peft's adapters
     ewc_lora_penalty(theirs, fisher).backward()
-    assert any(p.grad is not None and p.grad.abs().sum() > 0 for n, p in theirs.named_parameters() if "lora_B" in n)
+    assert any(
+        p.grad is not None and p.grad.abs().sum() > 0
+        for n, p in theirs.named_parameters()
+        if "lora_B" in n
+    )
     merged = merge_lora(theirs)
     assert_close(ewc_full_penalty(merged, fisher, theta0, lam=0.5), pen, rtol=1e-5)

@@ -1,8 +1,6 @@
 """GridHome's rules, MCTS against random play, and the four data formats against a replay."""
 
 import pytest
-from papershelf_harness.testing import assert_rejects
-
 from ewc_lora import (
     GridHome,
     make_activity_recognition,
@@ -12,6 +10,8 @@ from ewc_lora import (
     mcts_plan,
     random_explore,
 )
+
+from papershelf_harness.testing import assert_rejects
 
 
 def _home():
@@ -62,7 +62,7 @@ def test_mcts_reaches_goals_random_play_does_not():
             env.step(a)
         assert env.satisfied(goal) == plan.success and len(plan.actions) <= 20
         mcts_ok += plan.success
-        random_ok += random_explore(env.copy().__class__(rng=100 + ep), 20, goal=goal, rng=ep).success
+        random_ok += random_explore(GridHome(rng=100 + ep), 20, goal=goal, rng=ep).success
     assert mcts_ok >= n - 1 and random_ok <= 2
 
 
@@ -91,9 +91,9 @@ def test_builders_follow_a_replayed_trajectory():
 
 
 def test_tokenize_examples_masks_the_prompt():
-    from papershelf_tinylm import ByteTokenizer
-
     from ewc_lora import tokenize_examples
+
+    from papershelf_tinylm import ByteTokenizer
 
     tok = ByteTokenizer()
     batch = tokenize_examples(
@@ -110,3 +110,19 @@ def test_tokenize_examples_masks_the_prompt():
 @pytest.mark.parametrize("kw", [{"n_rooms": 0}, {"n_rooms": 9}, {"n_objects": 0}])
 def test_gridhome_sizes(kw):
     assert_rejects(ValueError, next(iter(kw)), GridHome, **kw)
+
+
+def test_idle_walks_are_dropped_and_plans_stay_legal():
+    from ewc_lora.world import _drop_idle_walks
+
+    walks = [("walk", "bedroom"), ("walk", "kitchen"), ("grab", "cup"), ("walk", "bedroom"),
+             ("walk", "living_room"), ("walk", "bedroom")]  # fmt: skip
+    assert _drop_idle_walks("kitchen", walks) == [("grab", "cup"), ("walk", "bedroom")]
+    for seed in range(6):
+        env = GridHome(rng=seed)
+        plan = mcts_plan(env, env.sample_goal(n_predicates=3, rng=seed), n_simulations=60, rng=seed)
+        for a, b in zip(plan.actions, plan.actions[1:]):
+            assert not (a[0] == b[0] == "walk")
+        for a in plan.actions:
+            env.step(a)
+        assert env.satisfied(plan.goal) == plan.success

@@ -62,7 +62,11 @@ def make_plan_examples(plans: Sequence[Plan]) -> list[dict[str, str]]:
     """Plan generation (goal -> steps) from the successful plans (failed ones are left out)."""
     plans = _check_items(plans, "plans", Plan)
     return [
-        {"prompt": f"Goal: {format_goal(p.goal)}.\nPlan:", "target": f" {_steps(p.actions)}.\n", "task": "plan"}
+        {
+            "prompt": f"Goal: {format_goal(p.goal)}.\nPlan:",
+            "target": f" {_steps(p.actions)}.\n",
+            "task": "plan",
+        }
         for p in plans
         if p.success and p.actions
     ]
@@ -72,7 +76,11 @@ def make_activity_recognition(plans: Sequence[Plan]) -> list[dict[str, str]]:
     """Activity recognition (steps -> goal) from the successful plans."""
     plans = _check_items(plans, "plans", Plan)
     return [
-        {"prompt": f"Steps: {_steps(p.actions)}.\nGoal:", "target": f" {format_goal(p.goal)}.\n", "task": "activity"}
+        {
+            "prompt": f"Steps: {_steps(p.actions)}.\nGoal:",
+            "target": f" {format_goal(p.goal)}.\n",
+            "task": "activity",
+        }
         for p in plans
         if p.success and p.actions
     ]
@@ -101,10 +109,18 @@ def make_counting_qa(env: GridHome, trajectories: Sequence[Trajectory]) -> list[
         n_moved = len(_moves(env, t))
         rooms = {env.rooms[s[0]] for s in t.states}
         out.append(
-            {"prompt": f"Steps: {steps}.\nQ: how many objects were moved?\nA:", "target": f" {n_moved}\n", "task": "counting"}
+            {
+                "prompt": f"Steps: {steps}.\nQ: how many objects were moved?\nA:",
+                "target": f" {n_moved}\n",
+                "task": "counting",
+            }
         )
         out.append(
-            {"prompt": f"Steps: {steps}.\nQ: how many rooms were visited?\nA:", "target": f" {len(rooms)}\n", "task": "counting"}
+            {
+                "prompt": f"Steps: {steps}.\nQ: how many rooms were visited?\nA:",
+                "target": f" {len(rooms)}\n",
+                "task": "counting",
+            }
         )
     return out
 
@@ -155,8 +171,14 @@ def tokenize_examples(
     max_length = check_int(max_length, "max_length", minimum=2)
     rows = []
     for i, ex in enumerate(examples):
-        if not (isinstance(ex, dict) and isinstance(ex.get("prompt"), str) and isinstance(ex.get("target"), str)):
-            raise TypeError(f"examples[{i}] must be a dict with str 'prompt' and 'target', got {describe(ex)}")
+        if not (
+            isinstance(ex, dict)
+            and isinstance(ex.get("prompt"), str)
+            and isinstance(ex.get("target"), str)
+        ):
+            raise TypeError(
+                f"examples[{i}] must be a dict with str 'prompt' and 'target', got {describe(ex)}"
+            )
         full = list(tokenizer.encode(ex["prompt"] + ex["target"]))
         n_prompt = len(tokenizer.encode(ex["prompt"]))
         if n_prompt >= len(full):

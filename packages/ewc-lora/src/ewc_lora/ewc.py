@@ -90,7 +90,9 @@ def _entry(
     if value.is_complex() or not (value.is_floating_point() or value.dtype.is_signed):
         raise TypeError(f"{label} must be a real tensor, got {describe(value)}")
     if tuple(value.shape) != tuple(shape):
-        raise ValueError(f"{label} must have the weight's shape {tuple(shape)}, got {describe(value)}")
+        raise ValueError(
+            f"{label} must have the weight's shape {tuple(shape)}, got {describe(value)}"
+        )
     if value.is_floating_point() and not bool(torch.isfinite(value).all()):
         raise ValueError(f"{label} must be finite, got NaN or infinite values")
     if fisher and value.numel() and bool((value < 0).any()):
@@ -112,7 +114,9 @@ def ewc_lora_penalty(model: nn.Module, fisher: Mapping, *, lam: float = 1.0) -> 
     lam = check_float(lam, "lam", minimum=0.0)
     layers = lora_layers(model)
     if not layers:
-        raise ValueError(f"model has no LoRA layers (apply_lora or peft first): {type(model).__name__}")
+        raise ValueError(
+            f"model has no LoRA layers (apply_lora or peft first): {type(model).__name__}"
+        )
     total = None
     for key, module in layers:
         weight = _base_weight(module)
@@ -198,14 +202,18 @@ def _as_ids(value: Any, label: str, vocab: int | None) -> torch.Tensor:
         try:
             arr = np.asarray(value)
         except ValueError:  # ragged
-            raise TypeError(f"{label} must be a flat sequence of token ids, got {describe(value)}") from None
+            raise TypeError(
+                f"{label} must be a flat sequence of token ids, got {describe(value)}"
+            ) from None
         if arr.size == 0:
             raise ValueError(f"{label} must not be empty, got {describe(value)}")
         if arr.dtype.kind not in "iu":
             raise TypeError(f"{label} must hold integer token ids, got {describe(value)}")
         ids = torch.from_numpy(arr.astype(np.int64))
     else:
-        raise TypeError(f"{label} must be a 1-D tensor of token ids (or a dict), got {describe(value)}")
+        raise TypeError(
+            f"{label} must be a 1-D tensor of token ids (or a dict), got {describe(value)}"
+        )
     if ids.is_floating_point() or ids.is_complex() or ids.dtype == torch.bool:
         raise TypeError(f"{label} must hold integer token ids, got {describe(value)}")
     if ids.ndim == 2 and ids.shape[0] == 1:
@@ -216,9 +224,13 @@ def _as_ids(value: Any, label: str, vocab: int | None) -> torch.Tensor:
             f"{tuple(ids.shape)} (the Fisher is a mean over items of squared per-item gradients)"
         )
     if ids.numel() < 2:
-        raise ValueError(f"{label} needs at least 2 tokens for a next-token loss, got {ids.numel()}")
+        raise ValueError(
+            f"{label} needs at least 2 tokens for a next-token loss, got {ids.numel()}"
+        )
     if bool((ids < 0).any()) or (vocab is not None and bool((ids >= vocab).any())):
-        raise ValueError(f"{label} token ids must lie in [0, {vocab}), got {ids.min()}..{ids.max()}")
+        raise ValueError(
+            f"{label} token ids must lie in [0, {vocab}), got {ids.min()}..{ids.max()}"
+        )
     return ids.long()
 
 

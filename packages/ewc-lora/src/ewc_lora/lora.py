@@ -67,7 +67,9 @@ class LoRALinear(nn.Module):
         super().__init__()
         weight = base.weight
         in_features, out_features = (
-            (weight.shape[0], weight.shape[1]) if fan_in_fan_out else (weight.shape[1], weight.shape[0])
+            (weight.shape[0], weight.shape[1])
+            if fan_in_fan_out
+            else (weight.shape[1], weight.shape[0])
         )
         self.base = base
         self.fan_in_fan_out = fan_in_fan_out

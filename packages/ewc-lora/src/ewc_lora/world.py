@@ -24,8 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
 from ._checks import check_float, check_int, check_rng, describe
 
 __all__ = [
@@ -142,11 +140,21 @@ class GridHome:
 
     def _violation(self, state: State, action: Any) -> str | None:
         """Why ``action`` is illegal in ``state`` (None when legal)."""
-        if not (isinstance(action, tuple | list) and action and all(isinstance(a, str) for a in action)):
+        if not (
+            isinstance(action, tuple | list) and action and all(isinstance(a, str) for a in action)
+        ):
             return f"must be a tuple of strings such as ('walk', 'kitchen'), got {describe(action)}"
         verb, args = action[0], tuple(action[1:])
         room, held, loc, opened, on = state
-        arity = {"walk": 1, "grab": 1, "put": 2, "open": 1, "close": 1, "switch_on": 1, "switch_off": 1}
+        arity = {
+            "walk": 1,
+            "grab": 1,
+            "put": 2,
+            "open": 1,
+            "close": 1,
+            "switch_on": 1,
+            "switch_off": 1,
+        }
         if verb not in arity:
             return f"has an unknown verb {verb!r} (verbs: {sorted(arity)})"
         if len(args) != arity[verb]:
@@ -275,7 +283,9 @@ class GridHome:
     def parse_goal(self, goal: Any) -> tuple[tuple[str, ...], ...]:
         """Goal predicates as tuples (strings such as ``"apple in fridge"`` parsed); a
         ValueError naming ``goal`` for unknown entities or predicates."""
-        if isinstance(goal, str) or (isinstance(goal, tuple) and goal and isinstance(goal[0], str) and goal[0] in _PREDICATES):
+        if isinstance(goal, str) or (
+            isinstance(goal, tuple) and goal and isinstance(goal[0], str) and goal[0] in _PREDICATES
+        ):
             goal = [goal]
         if not isinstance(goal, Sequence) or isinstance(goal, str):
             raise TypeError(f"goal must be a sequence of predicates, got {describe(goal)}")
@@ -300,11 +310,15 @@ class GridHome:
             elif len(words) == 2 and words[0] in ("holding", "agent_in"):
                 p = (words[0], words[1])
             else:
-                raise ValueError(f"goal predicate {g!r} is not understood (e.g. 'apple in fridge', 'tv on')")
+                raise ValueError(
+                    f"goal predicate {g!r} is not understood (e.g. 'apple in fridge', 'tv on')"
+                )
         elif isinstance(g, tuple | list) and g and all(isinstance(x, str) for x in g):
             p = tuple(g)
         else:
-            raise TypeError(f"goal predicates must be strings or tuples of strings, got {describe(g)}")
+            raise TypeError(
+                f"goal predicates must be strings or tuples of strings, got {describe(g)}"
+            )
         kinds = {
             "in": (self._obj, self._cont),
             "on": (self._obj, {s: 0 for s in self.surfaces}),
@@ -448,13 +462,21 @@ class _Node:
         self.w = 0.0
 
 
-def _drop_idle_walks(actions: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
-    """A walk followed directly by another walk does nothing: drop it (the plan stays legal)."""
+def _drop_idle_walks(room: str, actions: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """A walk followed directly by another walk does nothing: drop it, and drop both when the
+    second walks back to where the first started (``room``: the agent's room at the start)."""
     out: list[tuple[str, ...]] = []
+    before: list[str] = []  # the agent's room before each kept action
     for a in actions:
         if a[0] == "walk" and out and out[-1][0] == "walk":
             out.pop()
+            room = before.pop()
+            if a[1] == room:
+                continue
+        before.append(room)
         out.append(a)
+        if a[0] == "walk":
+            room = a[1]
     return out
 
 
@@ -540,7 +562,7 @@ def mcts_plan(
                 node.w += reward
                 node = node.parent
         if found is not None:
-            found = _drop_idle_walks(found)
+            found = _drop_idle_walks(env.rooms[state[0]], found)
             for a in found:
                 state = env._apply(state, a)
             plan.extend(found)
@@ -553,9 +575,7 @@ def mcts_plan(
     return Plan(tuple(plan), done(state), goal, state)
 
 
-def random_explore(
-    env: GridHome, n_steps: int, *, goal: Any = None, rng: Any = None
-) -> Trajectory:
+def random_explore(env: GridHome, n_steps: int, *, goal: Any = None, rng: Any = None) -> Trajectory:
     """An agent that takes ``n_steps`` uniformly random legal actions from ``env.state`` (``env``
     is not changed); with ``goal`` it stops once the goal holds and reports ``success``."""
     if not isinstance(env, GridHome):
