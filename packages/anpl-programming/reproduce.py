@@ -206,19 +206,15 @@ def claims(args):
         holds=killed and took < 2.0,
     )
 
-    yield Claim(
+    yield Claim.not_run(
         "user study on 400 ARC tasks: ANPL 75.0% vs ChatGPT with interaction 58.4%",
         paper="75.0% vs 58.4%",
-        measured="n/a",
-        holds=None,
-        note="needs human participants and GPT-3.5-turbo; not reproducible offline",
+        why="needs human participants and GPT-3.5-turbo; not reproducible offline",
     )
-    yield Claim(
+    yield Claim.not_run(
         "DARC: about 300 of 400 ARC training tasks solved with ANPL programs",
         paper="~300/400",
-        measured="n/a",
-        holds=None,
-        note="DARC has no licence file, so it is neither bundled nor re-run here",
+        why="DARC has no licence file, so it is neither bundled nor re-run here",
     )
 
 

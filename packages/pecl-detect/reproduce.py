@@ -210,7 +210,6 @@ def claims_selection(args):
         "DOTA-v1.0 / HRSC2016 mAP with ReDet (1-10% labels)",
         paper="state of the art (paper tables; numbers not retrieved)",
         why="needs the ReDet detector, the datasets and a GPU; not in this package's scope",
-        measured="n/a",
     )
 
 

@@ -261,7 +261,6 @@ def claims(args):
         "real scenes: SD-inpainting + LangSAM edits, CLIP direction scores, user study",
         paper="qualitative + CLIP/user study",
         why="needs a GPU and model weights; the pipeline takes such backends, none shipped",
-        measured="n/a",
     )
 
 

@@ -188,12 +188,10 @@ def claims(args):
         "lr 1e-3, minibatch 64); " + scale,
     )
 
-    yield Claim(
+    yield Claim.not_run(
         "11% of MathInstruct selected by S2L matches training on the full data",
         paper="11% = full (Phi-2, 6 math benchmarks)",
-        measured="n/a",
-        holds=None,
-        note="needs LLM fine-tuning on MathInstruct (262K examples) with a Pythia-70M proxy; "
+        why="needs LLM fine-tuning on MathInstruct (262K examples) with a Pythia-70M proxy; "
         "not runnable on a CPU",
     )
 

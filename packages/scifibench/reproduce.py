@@ -127,13 +127,11 @@ def claims(args):
         "marking the true (wrong) caption <Correct> raises (lowers) LMM accuracy",
         paper="all models: marked-true above baseline, marked-wrong below (Fig. 8)",
         why="needs an LMM; augment(q, mark=...) builds the four question sets",
-        measured="n/a",
     )
     yield Claim.not_run(
         "LMM accuracies (GPT-4o 75.4 / 72.2 on CS gold, humans 86.4 / 78.4)",
         paper="Table 1",
         why="needs the gold set (Hugging Face) and the models; from_records + evaluate run it",
-        measured="n/a",
     )
 
 

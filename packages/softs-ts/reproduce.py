@@ -255,12 +255,10 @@ def table2(args):
     horizons = [96, 192, 336, 720] if args.full else [96]
     for name, (paper, itr, e_layers, d_model, d_core, d_ff, batch) in TABLE2.items():
         if name not in given:
-            yield Claim(
+            yield Claim.not_run(
                 f"{name}: SOFTS MSE (avg over horizons) {paper} vs iTransformer {itr}",
                 paper=f"{paper} vs {itr}",
-                measured="n/a",
-                holds=None,
-                note=f"needs the user's {name}.csv: --csv {name}=PATH (--full: 4 horizons)",
+                why=f"needs the user's {name}.csv: --csv {name}=PATH (--full: 4 horizons)",
             )
             continue
         data = S.load_csv(given[name])

@@ -215,7 +215,6 @@ def claims(args):
         "paper: cyclo-octane conformation space (two-sphere + Klein bottle glued)",
         paper="see paper",
         why="the data set is not bundled and is not downloaded at run time",
-        measured="n/a",
     )
 
 
