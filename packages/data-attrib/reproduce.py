@@ -89,8 +89,8 @@ def claims(args):
 
     torch.set_num_threads(1)
     quick = args.quick
-    n_train, n_test = (120, 10) if quick else (500, 30)
-    n_loo, n_subsets = (10, 8) if quick else (60, 50)
+    n_train, n_test = (60, 6) if quick else (500, 30)
+    n_loo, n_subsets = (6, 6) if quick else (60, 50)
     train, test = _data(n_train, n_test)
     W = _fit(*train)
     task = _task(da, W)
@@ -105,7 +105,7 @@ def claims(args):
     cg = da.IFCG(task, regularization=LAM, max_iter=50)
     cg.cache(train)
     s_cg = cg.attribute(train, test)
-    depth = 200 if quick else 2000
+    depth = 100 if quick else 2000
     li = da.IFLiSSA(task, regularization=LAM, depth=depth, scale=1.05 * lam_max, batch_size=n_train)
     li.cache(train)
     s_li = li.attribute(train, test)

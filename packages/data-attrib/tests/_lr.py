@@ -47,7 +47,10 @@ def ce_loss(model):
 
 def fit(model, X, Y, *, lam=LAM, iters=100):
     opt = torch.optim.LBFGS(
-        model.parameters(), max_iter=iters, tolerance_grad=1e-13, tolerance_change=1e-15,
+        model.parameters(),
+        max_iter=iters,
+        tolerance_grad=1e-13,
+        tolerance_change=1e-15,
         line_search_fn="strong_wolfe",
     )
 

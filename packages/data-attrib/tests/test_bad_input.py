@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import data_attrib as da
 import numpy as np
 import pytest
 import torch
 from _lr import ce_loss, make_model
 from hypothesis import strategies as st
 
-import data_attrib as da
 from papershelf_harness import suite
 from papershelf_harness.testing import assert_rejects
 
@@ -48,17 +48,34 @@ BAD_LOADERS = (
 BAD_GENERATORS = (("abc", TypeError), (0, TypeError), (np.random.default_rng(0), TypeError))
 
 CASES = [
-    *[suite.keyword(suite.Number, c, "regularization", TASK, id=f"{c.__name__}.regularization")
-      for c in ATTRIBUTORS],
-    *[suite.keyword(suite.OutOfRange, c, "regularization", TASK, values=NEG,
-                    id=f"{c.__name__}.regularization<0") for c in ATTRIBUTORS],
+    *[
+        suite.keyword(suite.Number, c, "regularization", TASK, id=f"{c.__name__}.regularization")
+        for c in ATTRIBUTORS
+    ],
+    *[
+        suite.keyword(
+            suite.OutOfRange,
+            c,
+            "regularization",
+            TASK,
+            values=NEG,
+            id=f"{c.__name__}.regularization<0",
+        )
+        for c in ATTRIBUTORS
+    ],
     suite.keyword(suite.Int, da.IFCG, "max_iter", TASK, minimum=1),
     suite.keyword(suite.Number, da.IFCG, "tol", TASK),
     suite.keyword(suite.OutOfRange, da.IFCG, "tol", TASK, values=NEG, id="IFCG.tol<0"),
     suite.keyword(suite.Int, da.IFLiSSA, "depth", TASK, minimum=1),
     suite.keyword(suite.Number, da.IFLiSSA, "scale", TASK),
-    suite.keyword(suite.OutOfRange, da.IFLiSSA, "scale", TASK, values=st.floats(max_value=0.0,
-                  allow_nan=False, allow_infinity=False), id="IFLiSSA.scale<=0"),
+    suite.keyword(
+        suite.OutOfRange,
+        da.IFLiSSA,
+        "scale",
+        TASK,
+        values=st.floats(max_value=0.0, allow_nan=False, allow_infinity=False),
+        id="IFLiSSA.scale<=0",
+    ),
     suite.keyword(suite.Int, da.IFLiSSA, "batch_size", TASK, minimum=1),
     suite.keyword(suite.Values, da.IFLiSSA, "generator", TASK, bad=BAD_GENERATORS),
     suite.keyword(suite.Int, da.IFArnoldi, "k", TASK, minimum=1),
@@ -69,58 +86,151 @@ CASES = [
     suite.keyword(suite.Array, da.TracIn, "weights", TASK, shape=(1,), ndims=(1,), none_ok=True),
     suite.keyword(suite.Flag, da.TracIn, "normalize", TASK),
     suite.Mismatch("TracIn.weights.length", "weights", lambda: da.TracIn(TASK, weights=[1, 2])),
-    suite.Values("AttributionTask.loss_func", "loss_func",
-                 lambda v: da.AttributionTask(v, MODEL), bad=((None, TypeError), (3, TypeError))),
-    suite.Values("AttributionTask.model", "model", lambda v: da.AttributionTask(LOSS, v),
-                 bad=((None, TypeError), ("m", TypeError), (torch.zeros(2), TypeError))),
-    suite.keyword(suite.Values, da.AttributionTask, "layers", LOSS, MODEL, bad=(
-        ("nope", ValueError), ([], ValueError), (3, TypeError), ([1], TypeError))),
-    suite.keyword(suite.Values, da.AttributionTask, "checkpoints", LOSS, MODEL, bad=(
-        ([], ValueError), (3, TypeError), ({"weight": torch.zeros(3, 4)}, ValueError),
-        ({"weight": torch.zeros(2, 2), "bias": torch.zeros(3)}, ValueError),
-        ({"weight": torch.full((3, 4), NAN), "bias": torch.zeros(3)}, ValueError),
-        ([{"weight": 1, "bias": torch.zeros(3)}], TypeError))),
-    *[suite.Values(f"{c.__name__}.task", "task", lambda v, c=c: c(v),
-                   bad=((None, TypeError), (MODEL, TypeError))) for c in [*ATTRIBUTORS, da.TracIn]],
-    suite.Values("attribute.train_loader", "train_loader",
-                 lambda v: da.TracIn(TASK).attribute(v, DATA), bad=BAD_LOADERS),
-    suite.Values("attribute.test_loader", "test_loader",
-                 lambda v: da.TracIn(TASK).attribute(DATA, v), bad=BAD_LOADERS),
-    suite.Values("cache.train_loader", "train_loader",
-                 lambda v: da.IFExplicit(TASK).cache(v), bad=BAD_LOADERS),
-    suite.Values("self_attribute.train_loader", "train_loader",
-                 lambda v: da.TracIn(TASK).self_attribute(v), bad=BAD_LOADERS),
+    suite.Values(
+        "AttributionTask.loss_func",
+        "loss_func",
+        lambda v: da.AttributionTask(v, MODEL),
+        bad=((None, TypeError), (3, TypeError)),
+    ),
+    suite.Values(
+        "AttributionTask.model",
+        "model",
+        lambda v: da.AttributionTask(LOSS, v),
+        bad=((None, TypeError), ("m", TypeError), (torch.zeros(2), TypeError)),
+    ),
+    suite.keyword(
+        suite.Values,
+        da.AttributionTask,
+        "layers",
+        LOSS,
+        MODEL,
+        bad=(("nope", ValueError), ([], ValueError), (3, TypeError), ([1], TypeError)),
+    ),
+    suite.keyword(
+        suite.Values,
+        da.AttributionTask,
+        "checkpoints",
+        LOSS,
+        MODEL,
+        bad=(
+            ([], ValueError),
+            (3, TypeError),
+            ({"weight": torch.zeros(3, 4)}, ValueError),
+            ({"weight": torch.zeros(2, 2), "bias": torch.zeros(3)}, ValueError),
+            ({"weight": torch.full((3, 4), NAN), "bias": torch.zeros(3)}, ValueError),
+            ([{"weight": 1, "bias": torch.zeros(3)}], TypeError),
+        ),
+    ),
+    *[
+        suite.Values(
+            f"{c.__name__}.task",
+            "task",
+            lambda v, c=c: c(v),
+            bad=((None, TypeError), (MODEL, TypeError)),
+        )
+        for c in [*ATTRIBUTORS, da.TracIn]
+    ],
+    suite.Values(
+        "attribute.train_loader",
+        "train_loader",
+        lambda v: da.TracIn(TASK).attribute(v, DATA),
+        bad=BAD_LOADERS,
+    ),
+    suite.Values(
+        "attribute.test_loader",
+        "test_loader",
+        lambda v: da.TracIn(TASK).attribute(DATA, v),
+        bad=BAD_LOADERS,
+    ),
+    suite.Values(
+        "cache.train_loader",
+        "train_loader",
+        lambda v: da.IFExplicit(TASK).cache(v),
+        bad=BAD_LOADERS,
+    ),
+    suite.Values(
+        "self_attribute.train_loader",
+        "train_loader",
+        lambda v: da.TracIn(TASK).self_attribute(v),
+        bad=BAD_LOADERS,
+    ),
     suite.Array("loo_corr.scores", "scores", lambda v: da.loo_corr(v, S), shape=(6, 3), ndims=(2,)),
-    suite.Array("loo_corr.loo_change", "loo_change", lambda v: da.loo_corr(S, v), shape=(6, 3),
-                ndims=(2,)),
+    suite.Array(
+        "loo_corr.loo_change", "loo_change", lambda v: da.loo_corr(S, v), shape=(6, 3), ndims=(2,)
+    ),
     suite.Mismatch("loo_corr.shapes", "loo_change", lambda: da.loo_corr(S, S[:5])),
     suite.Array("lds.scores", "scores", lambda v: da.lds(v, T, SUB), shape=(6, 3), ndims=(2,)),
     suite.Array("lds.targets", "targets", lambda v: da.lds(S, v, SUB), shape=(3, 3), ndims=(2,)),
-    suite.Values("lds.subsets", "subsets", lambda v: da.lds(S, T, v), bad=(
-        (SUB + 6, ValueError), (-SUB - 1, ValueError), (SUB[:2], ValueError),
-        (SUB[0], ValueError), (SUB + 0.5, TypeError), ("ab", TypeError), (None, TypeError))),
+    suite.Values(
+        "lds.subsets",
+        "subsets",
+        lambda v: da.lds(S, T, v),
+        bad=(
+            (SUB + 6, ValueError),
+            (-SUB - 1, ValueError),
+            (SUB[:2], ValueError),
+            (SUB[0], ValueError),
+            (SUB + 0.5, TypeError),
+            ("ab", TypeError),
+            (None, TypeError),
+        ),
+    ),
     suite.Mismatch("lds.targets.columns", "targets", lambda: da.lds(S, T[:, :2], SUB)),
-    suite.Array("mislabel_auc.self_scores", "self_scores", lambda v: da.mislabel_auc(v, FLIP),
-                shape=(6,), ndims=(1,)),
-    suite.Array("mislabel_auc.is_flipped", "is_flipped",
-                lambda v: da.mislabel_auc(S[:, 0], v), shape=(6,), ndims=(1,)),
+    suite.Array(
+        "mislabel_auc.self_scores",
+        "self_scores",
+        lambda v: da.mislabel_auc(v, FLIP),
+        shape=(6,),
+        ndims=(1,),
+    ),
+    suite.Array(
+        "mislabel_auc.is_flipped",
+        "is_flipped",
+        lambda v: da.mislabel_auc(S[:, 0], v),
+        shape=(6,),
+        ndims=(1,),
+    ),
     suite.Mismatch("mislabel_auc.length", "is_flipped", lambda: da.mislabel_auc(S[:, 0], FLIP[:5])),
-    suite.Mismatch("mislabel_auc.one_class", "is_flipped",
-                   lambda: da.mislabel_auc(S[:, 0], np.zeros(6, bool))),
-    suite.Values("retrain_lds.train_fn", "train_fn", lambda v: da.retrain_lds(v, 6, rng=0),
-                 bad=((None, TypeError), (3, TypeError))),
-    suite.Int("retrain_lds.n_train", "n_train", lambda v: da.retrain_lds(train_fn, v, rng=0),
-              minimum=1),
+    suite.Mismatch(
+        "mislabel_auc.one_class", "is_flipped", lambda: da.mislabel_auc(S[:, 0], np.zeros(6, bool))
+    ),
+    suite.Values(
+        "retrain_lds.train_fn",
+        "train_fn",
+        lambda v: da.retrain_lds(v, 6, rng=0),
+        bad=((None, TypeError), (3, TypeError)),
+    ),
+    suite.Int(
+        "retrain_lds.n_train", "n_train", lambda v: da.retrain_lds(train_fn, v, rng=0), minimum=1
+    ),
     suite.keyword(suite.Int, da.retrain_lds, "n_subsets", train_fn, 6, minimum=2),
     suite.keyword(suite.Number, da.retrain_lds, "ratio", train_fn, 6),
-    suite.keyword(suite.OutOfRange, da.retrain_lds, "ratio", train_fn, 6,
-                  values=st.one_of(st.just(0.0), NEG, st.floats(min_value=1.001, max_value=1e9)),
-                  id="retrain_lds.ratio.range"),
+    suite.keyword(
+        suite.OutOfRange,
+        da.retrain_lds,
+        "ratio",
+        train_fn,
+        6,
+        values=st.one_of(st.just(0.0), NEG, st.floats(min_value=1.001, max_value=1e9)),
+        id="retrain_lds.ratio.range",
+    ),
     suite.keyword(suite.Rng, da.retrain_lds, "rng", train_fn, 6),
     suite.Int("retrain_loo.n_train", "n_train", lambda v: da.retrain_loo(train_fn, v), minimum=2),
-    suite.keyword(suite.Values, da.retrain_loo, "indices", train_fn, 6, bad=(
-        ([6], ValueError), ([-1], ValueError), ([1, 1], ValueError), ([0.5], TypeError),
-        ([[1]], ValueError), ([], ValueError))),
+    suite.keyword(
+        suite.Values,
+        da.retrain_loo,
+        "indices",
+        train_fn,
+        6,
+        bad=(
+            ([6], ValueError),
+            ([-1], ValueError),
+            ([1, 1], ValueError),
+            ([0.5], TypeError),
+            ([[1]], ValueError),
+            ([], ValueError),
+        ),
+    ),
 ]
 
 globals().update(suite.bad_input_suite(CASES, max_examples=3))

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import copy
 
+import data_attrib as da
 import pytest
 import torch
 from _lr import ce_loss, fit, make_data, make_model
 
-import data_attrib as da
 from papershelf_harness.testing import assert_close
 
 dattri_task = pytest.importorskip("dattri.task")

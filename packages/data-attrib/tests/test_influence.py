@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 
+import data_attrib as da
 import numpy as np
 import pytest
 import torch
@@ -20,7 +21,6 @@ from _lr import (
     reference_hessian,
 )
 
-import data_attrib as da
 from papershelf_harness.testing import assert_close
 
 TRAIN, TEST = make_data()
@@ -44,8 +44,12 @@ def test_explicit_matches_hand_written_hessian_and_gradients():
     s = ex.attribute(loader(TRAIN), TEST)
     assert s.shape == (30, 8)
     assert_close(s, REF, rtol=1e-8, atol=1e-10)
-    assert_close(ex.self_attribute(loader(TRAIN)), torch.diagonal(G @ torch.linalg.solve(H, G.T)),
-                 rtol=1e-8, atol=1e-10)
+    assert_close(
+        ex.self_attribute(loader(TRAIN)),
+        torch.diagonal(G @ torch.linalg.solve(H, G.T)),
+        rtol=1e-8,
+        atol=1e-10,
+    )
 
 
 def test_regularization_adds_lambda_identity():
@@ -91,7 +95,9 @@ def test_cg_lissa_arnoldi_match_explicit():
     cg = da.IFCG(TASK, max_iter=60, tol=1e-12)
     cg.cache(loader(TRAIN))
     assert_close(cg.attribute(TRAIN, TEST), REF, rtol=1e-6, atol=1e-8)
-    li = da.IFLiSSA(TASK, depth=150, scale=float(EIG.max() + EIG.min()) / 2 * 1.02, batch_size=10**6)
+    li = da.IFLiSSA(
+        TASK, depth=150, scale=float(EIG.max() + EIG.min()) / 2 * 1.02, batch_size=10**6
+    )
     li.cache(loader(TRAIN))
     assert_close(li.attribute(TRAIN, TEST), REF, rtol=1e-4, atol=1e-6)
     p = H.shape[0]
@@ -133,7 +139,11 @@ def test_lissa_minibatches_are_seeded_and_unbiased_on_average():
 
     def run(seed):
         li = da.IFLiSSA(
-            TASK, depth=60, scale=scale, batch_size=10, generator=torch.Generator().manual_seed(seed)
+            TASK,
+            depth=60,
+            scale=scale,
+            batch_size=10,
+            generator=torch.Generator().manual_seed(seed),
         )
         li.cache(TRAIN)
         return li.attribute(TRAIN, (TEST[0][:2], TEST[1][:2]))
@@ -164,7 +174,11 @@ def test_checkpoints_average_and_layers_restrict():
     ex.cache(TRAIN)
     parts = []
     for m in (MODEL, other):
-        g, gt, h = reference_grads(m, *TRAIN), reference_grads(m, *TEST), reference_hessian(m, *TRAIN)
+        g, gt, h = (
+            reference_grads(m, *TRAIN),
+            reference_grads(m, *TEST),
+            reference_hessian(m, *TRAIN),
+        )
         parts.append(g @ torch.linalg.solve(h, gt.T))
     assert_close(ex.attribute(TRAIN, TEST), (parts[0] + parts[1]) / 2, rtol=1e-8, atol=1e-10)
     # layers: only the weight (the first 12 coordinates), bias held fixed
@@ -199,7 +213,9 @@ def test_singular_hessian_is_a_value_error_naming_regularization():
     model = make_model()
     task = da.AttributionTask(make_loss(model), model)
     data = (torch.zeros(5, 4, dtype=torch.float64), torch.zeros(5, dtype=torch.long))
-    task_nopen = da.AttributionTask(lambda p, b: (p["weight"] * 0).sum() + p["bias"].sum() * 0, model)
+    task_nopen = da.AttributionTask(
+        lambda p, b: (p["weight"] * 0).sum() + p["bias"].sum() * 0, model
+    )
     with pytest.raises(ValueError, match="regularization"):
         da.IFExplicit(task_nopen).cache(data)
     da.IFExplicit(task, regularization=0.1).cache(data)

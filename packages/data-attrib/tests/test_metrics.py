@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+import data_attrib as da
 import numpy as np
 import pytest
 import torch
 from scipy.stats import pearsonr, spearmanr
-
-import data_attrib as da
 
 RNG = np.random.default_rng(0)
 S = RNG.standard_normal((20, 4))
@@ -23,9 +22,7 @@ def test_loo_corr_is_the_mean_per_test_pearson():
 def test_lds_is_the_mean_per_test_spearman_of_subset_sums():
     subsets = np.stack([np.sort(RNG.choice(20, 10, replace=False)) for _ in range(15)])
     targets = RNG.standard_normal((15, 4))
-    ref = np.mean(
-        [spearmanr(S[subsets].sum(1)[:, j], targets[:, j])[0] for j in range(4)]
-    )
+    ref = np.mean([spearmanr(S[subsets].sum(1)[:, j], targets[:, j])[0] for j in range(4)])
     assert da.lds(S, targets, subsets) == pytest.approx(ref, abs=1e-12)
     # a linear datamodel is recovered exactly: LDS = 1
     assert da.lds(S, S[subsets].sum(1), subsets) == pytest.approx(1.0)
@@ -69,5 +66,7 @@ def test_retrain_loo_is_full_minus_left_out():
     gt = da.retrain_loo(train_fn, 10, indices=[0, 3])
     for row, i in zip(gt.changes, [0, 3]):
         keep = np.delete(x, i)
-        assert np.allclose(row, train_fn(np.arange(10)) + np.array([keep.mean() ** 2, (keep.mean() - 1) ** 2]))
+        assert np.allclose(
+            row, train_fn(np.arange(10)) + np.array([keep.mean() ** 2, (keep.mean() - 1) ** 2])
+        )
     assert list(gt.indices) == [0, 3]

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import copy
 
-import numpy as np
+import data_attrib as da
 import pytest
 import torch
 from _lr import ce_loss, fit, make_data, make_model, reference_grads
 
-import data_attrib as da
 from papershelf_harness.testing import assert_close
 
 TRAIN, TEST = make_data(n=24, m=6)
@@ -49,7 +48,9 @@ def test_tracin_is_the_weighted_sum_of_gradient_dot_products():
     for wk, m in zip(w, (M1, M2)):
         a = ce_grads(m, *TRAIN)
         b = ce_grads(m, *TEST)
-        ref_cos = ref_cos + wk * (a / a.norm(dim=1, keepdim=True)) @ (b / b.norm(dim=1, keepdim=True)).T
+        ref_cos = (
+            ref_cos + wk * (a / a.norm(dim=1, keepdim=True)) @ (b / b.norm(dim=1, keepdim=True)).T
+        )
     assert_close(cos.attribute(TRAIN, TEST), ref_cos, rtol=1e-10, atol=1e-12)
     assert_close(cos.self_attribute(TRAIN), torch.full((24,), 2.5, dtype=torch.float64), rtol=1e-12)
     # default weights: ones; self-influence = sum of squared gradient norms
@@ -69,7 +70,7 @@ def test_trak_unprojected_matches_the_formula():
     kinv = torch.linalg.inv(phi.T @ phi + lam * torch.eye(phi.shape[1], dtype=phi.dtype))
     ref = (phi @ kinv @ phit.T) * q[:, None]
     assert_close(trak.attribute(TRAIN, TEST), ref, rtol=1e-7, atol=1e-10)
-    assert_close(trak.self_attribute(TRAIN), torch.diagonal((phi @ kinv @ phi.T)) * q, rtol=1e-7)
+    assert_close(trak.self_attribute(TRAIN), torch.diagonal(phi @ kinv @ phi.T) * q, rtol=1e-7)
 
 
 def test_trak_checkpoints_average_kernel_part_and_one_minus_p():

@@ -9,7 +9,7 @@ indices) and the metrics (LOO correlation, LDS, noisy-label AUC). Positive score
 
 from importlib.metadata import version as _version
 
-from .attributors import TRAK, IFArnoldi, IFCG, IFExplicit, IFLiSSA, TracIn
+from .attributors import IFCG, TRAK, IFArnoldi, IFExplicit, IFLiSSA, TracIn
 from .metrics import (
     LDSGroundTruth,
     LOOGroundTruth,

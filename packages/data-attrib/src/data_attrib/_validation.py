@@ -38,8 +38,7 @@ def _check_batch(batch: Any, name: str) -> tuple[torch.Tensor, ...]:
             )
         if t.ndim == 0:
             raise ValueError(
-                f"{name}: every tensor of a batch needs a leading batch dimension, "
-                f"item {j} is 0-d"
+                f"{name}: every tensor of a batch needs a leading batch dimension, item {j} is 0-d"
             )
         if t.is_floating_point():
             check_tensor(t, name, ndim=None, allow_empty=True)
@@ -76,8 +75,10 @@ def as_batches(loader: Any, name: str) -> list[tuple[torch.Tensor, ...]]:
         batches: Iterable[Any] = loader
     elif isinstance(loader, Dataset) and not isinstance(loader, tuple | list):
         batches = DataLoader(loader, batch_size=256, shuffle=False)
-    elif isinstance(loader, tuple | list) and loader and all(
-        isinstance(t, torch.Tensor) for t in loader
+    elif (
+        isinstance(loader, tuple | list)
+        and loader
+        and all(isinstance(t, torch.Tensor) for t in loader)
     ):
         batches = [tuple(loader)]
     elif isinstance(loader, Iterable):
@@ -95,7 +96,6 @@ def as_batches(loader: Any, name: str) -> list[tuple[torch.Tensor, ...]]:
     for b in out[1:]:
         if len(b) != width:
             raise ValueError(
-                f"{name}: every batch must have the same number of items, got {width} and "
-                f"{len(b)}"
+                f"{name}: every batch must have the same number of items, got {width} and {len(b)}"
             )
     return out

@@ -291,9 +291,7 @@ class IFLiSSA(_InfluenceFunction):
 
     def _prepare(self) -> None:
         width = len(self._cache_batches[0])
-        self._stacked = tuple(
-            torch.cat([b[j] for b in self._cache_batches]) for j in range(width)
-        )
+        self._stacked = tuple(torch.cat([b[j] for b in self._cache_batches]) for j in range(width))
 
     def _ihvp(self, k, V):
         n = self._n_cached
@@ -347,9 +345,7 @@ class IFArnoldi(_InfluenceFunction):
             dtype = theta.dtype
 
             def H(v, fns=fns):
-                return (
-                    sum(fn(v)[0] for fn in fns) / self._n_cached
-                ).detach()
+                return (sum(fn(v)[0] for fn in fns) / self._n_cached).detach()
 
             q0 = torch.randn(p, generator=self.generator, dtype=dtype).to(theta.device)
             Q = [q0 / q0.norm()]

@@ -60,9 +60,7 @@ def loo_corr(scores: Any, loo_change: Any) -> float:
     s = _scores(scores)
     c = to_numpy_array(loo_change, "loo_change", ndim=2)
     if c.shape != s.shape:
-        raise ValueError(
-            f"loo_change must have the shape of scores {s.shape}, got shape {c.shape}"
-        )
+        raise ValueError(f"loo_change must have the shape of scores {s.shape}, got shape {c.shape}")
     if s.shape[0] < 2:
         raise ValueError(f"scores needs at least 2 rows (training examples), got {s.shape[0]}")
     return float(np.mean(_column_pearson(s, c, "scores", "loo_change")))
@@ -136,8 +134,7 @@ def _call_target(train_fn: Callable, idx: np.ndarray, n_test: int | None) -> np.
     out = to_numpy_array(out, "train_fn's return value", ndim=1)
     if n_test is not None and out.shape[0] != n_test:
         raise ValueError(
-            f"train_fn's return value changed length: {out.shape[0]} test targets, "
-            f"{n_test} before"
+            f"train_fn's return value changed length: {out.shape[0]} test targets, {n_test} before"
         )
     return out
 
@@ -225,7 +222,5 @@ def retrain_loo(train_fn: Callable, n_train: Any, *, indices: Any = None) -> LOO
         raise ValueError("n_train must be at least 2 to leave one out")
     everything = np.arange(n, dtype=np.int64)
     base = _call_target(train_fn, everything.copy(), None)
-    rows = [
-        base - _call_target(train_fn, np.delete(everything, i), base.shape[0]) for i in idx
-    ]
+    rows = [base - _call_target(train_fn, np.delete(everything, i), base.shape[0]) for i in idx]
     return LOOGroundTruth(np.stack(rows), idx.astype(np.int64))

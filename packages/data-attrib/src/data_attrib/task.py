@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import torch
-from torch.func import functional_call, grad, vmap
+from torch.func import grad, vmap
 
 from ._checks import check_callable, check_int, describe
 from ._validation import as_batches
@@ -96,8 +96,7 @@ class AttributionTask:
             layers = [layers]
         if not isinstance(layers, list | tuple) or not all(isinstance(s, str) for s in layers):
             raise TypeError(
-                f"layers must be None, a parameter name or a list of names, "
-                f"got {describe(layers)}"
+                f"layers must be None, a parameter name or a list of names, got {describe(layers)}"
             )
         if not layers:
             raise ValueError("layers must name at least one parameter, got an empty list")
@@ -150,8 +149,7 @@ class AttributionTask:
                 if n in ck:
                     bufs[n].copy_(ck[n])
         return {
-            n: ck[n].detach().to(device=cur[n].device, dtype=cur[n].dtype)
-            for n in self._all_names
+            n: ck[n].detach().to(device=cur[n].device, dtype=cur[n].dtype) for n in self._all_names
         }
 
     def flat_params(self, checkpoint: int = 0) -> torch.Tensor:
@@ -183,9 +181,7 @@ class AttributionTask:
         return out.reshape(())
 
     def _batch_losses(self, full: dict, theta: torch.Tensor, batch: tuple) -> torch.Tensor:
-        return vmap(
-            lambda *ex: self._example_loss(full, theta, ex), randomness="different"
-        )(*batch)
+        return vmap(lambda *ex: self._example_loss(full, theta, ex), randomness="different")(*batch)
 
     def _grads_and_losses(
         self, full: dict, theta: torch.Tensor, batch: tuple
@@ -194,8 +190,9 @@ class AttributionTask:
             loss = self._example_loss(full, th, ex)
             return loss, loss.detach()
 
-        g, loss = vmap(grad(f, has_aux=True), in_dims=(None, *([0] * len(batch))),
-                       randomness="different")(theta, *batch)
+        g, loss = vmap(
+            grad(f, has_aux=True), in_dims=(None, *([0] * len(batch))), randomness="different"
+        )(theta, *batch)
         return g.detach(), loss.detach()
 
     def per_sample_grads(self, batch: Any, *, checkpoint: int = 0) -> torch.Tensor:
