@@ -36,39 +36,17 @@ def _extra(parser):
     parser.add_argument("--seed", type=int, default=0)
 
 
+_CFG_KEYS = ("train", "epochs", "batch", "width", "heads", "ff", "layers", "eval", "rrc",
+             "cvrp_train", "cvrp_epochs", "lr", "gen_sizes")  # fmt: skip
+_QUICK = (48, 1, 16, 16, 2, 32, 1, 6, 4, 24, 1, 1e-3, (20,))
+_DEFAULT = (3000, 12, 200, 64, 4, 128, 3, 100, 100, 1500, 6, 1e-3, (20, 50, 100))
+
+
 def _cfg(args):
     torch.set_num_threads(1)  # small tensors: one thread is fastest on a shared machine
+    cfg = dict(zip(_CFG_KEYS, _QUICK if args.quick else _DEFAULT))
     if args.quick:
-        return dict(
-            train=48,
-            epochs=1,
-            batch=16,
-            width=16,
-            heads=2,
-            ff=32,
-            layers=1,
-            eval=6,
-            rrc=4,
-            cvrp_train=24,
-            cvrp_epochs=1,
-            lr=1e-3,
-            gen_sizes=(20,),
-        )
-    cfg = dict(
-        train=3000,
-        epochs=12,
-        batch=200,
-        width=64,
-        heads=4,
-        ff=128,
-        layers=3,
-        eval=100,
-        rrc=100,
-        cvrp_train=1500,
-        cvrp_epochs=6,
-        lr=1e-3,
-        gen_sizes=(20, 50, 100),
-    )
+        return cfg
     if args.full:
         cfg.update(train=20000, epochs=20, eval=200, cvrp_train=10000, cvrp_epochs=15)
     if args.train is not None:

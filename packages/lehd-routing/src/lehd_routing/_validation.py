@@ -54,6 +54,11 @@ def check_tours(value: Any, coords: np.ndarray, name: str = "tours") -> np.ndarr
     b, n = coords.shape[0], coords.shape[1]
     if tours.shape != (b, n):
         raise ValueError(f"{name} must have shape ({b}, {n}) to match coords, got {tours.shape}")
+    return require_permutations(tours, n, name)
+
+
+def require_permutations(tours: np.ndarray, n: int, name: str = "tours") -> np.ndarray:
+    """``tours`` (checked integers [B, n]) unchanged if every row is a permutation of 0..n-1."""
     bad = ~is_permutation_rows(tours, n)
     if bad.any():
         raise ValueError(

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_rng
-from ._validation import check_index_array, is_permutation_rows
+from ._validation import check_index_array, require_permutations
 
 __all__ = ["MIN_SUBPATH", "sample_subpaths", "subpath_nodes"]
 
@@ -35,12 +35,7 @@ def sample_subpaths(tours: Any, *, rng: Any = None) -> np.ndarray:
     n = t.shape[1]
     if n < MIN_SUBPATH:
         raise ValueError(f"tours must have at least {MIN_SUBPATH} nodes per row, got {n}")
-    bad = ~is_permutation_rows(t, n)
-    if bad.any():
-        raise ValueError(
-            f"tours must hold a permutation of 0..{n - 1} in every row; "
-            f"row(s) {np.flatnonzero(bad)[:5].tolist()} are not"
-        )
+    require_permutations(t, n, "tours")
     gen = check_rng(rng, "rng")
     length = int(gen.integers(MIN_SUBPATH, n + 1))
     offsets = gen.integers(0, n, size=t.shape[0])
