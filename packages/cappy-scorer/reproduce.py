@@ -244,7 +244,7 @@ def claims_copy(args):
     from cappy_scorer import build_training_pairs, evaluate_selection, self_score, train_scorer
 
     rng = np.random.default_rng(1)
-    n_train, n_test = (16, 8) if args.quick else (300, 100)
+    n_train, n_test = (16, 8) if args.quick else (1500, 100)
     generate = noisy_copier(2)
     examples = []
     for words in _copy_instructions(rng, n_train + n_test):
@@ -260,7 +260,7 @@ def claims_copy(args):
     losses = train_scorer(
         scorer,
         pairs,
-        lr=1e-3,
+        lr=2e-3,
         batch_size=64,
         grad_accum=1,
         warmup=0.05,
