@@ -106,3 +106,25 @@ def test_fit_cvrp_learns():
     assert np.mean(res.loss[-3:]) < np.mean(res.loss[:3]), res.loss
     for k, s in enumerate(greedy_cvrp(m, inst.coords, inst.demands, 15)):
         assert cvrp.is_feasible(s, inst.demands[k], 15)
+
+
+def test_nearest_neighbour_cvrp_is_feasible_and_not_better_than_exact():
+    inst = cvrp.random_instances(3, 7, rng=5)
+    for k in range(3):
+        s, c = cvrp.nearest_neighbour(inst.coords[k], inst.demands[k], 12)
+        assert cvrp.is_feasible(s, inst.demands[k], 12)
+        assert c >= cvrp.exact(inst.coords[k], inst.demands[k], 12)[1] - 1e-9
+
+
+def test_cvrp_encoder_shape_and_depot_logit():
+    torch.manual_seed(0)
+    m = LEHD(problem="cvrp", embed_dim=16, heads=2, ff_dim=32, decoder_layers=1)
+    inst = cvrp.random_instances(2, 5, rng=6)
+    enc = m.encode(inst.coords, inst.demands, inst.capacity)
+    assert enc.shape == (2, 6, 16)
+    visited = np.zeros((2, 6), bool)
+    at_depot = m.next_node_logits(enc, 0, 0, visited, remaining=1.0)
+    assert torch.isinf(at_depot[:, 0]).all() and torch.isfinite(at_depot[:, 1:]).all()
+    visited[:, 3] = True
+    at_3 = m.next_node_logits(enc, 0, 3, visited, remaining=0.5)
+    assert torch.isfinite(at_3[:, 0]).all() and torch.isinf(at_3[:, 3]).all()

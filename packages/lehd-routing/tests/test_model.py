@@ -207,3 +207,27 @@ def test_fit_summed_update_also_learns():
     )
     assert np.mean(res.accuracy[-3:]) > np.mean(res.accuracy[:3]), res.accuracy
     assert all(math.isfinite(v) for v in res.loss)
+
+
+def test_decoder_attends_only_over_first_last_and_candidates():
+    # the heavy decoder's tokens are W_f h_first, the unvisited candidates and W_l h_last:
+    # changing the embedding of a visited node must not change any logit
+    m = small()
+    c = tsp.random_instances(2, 9, rng=10)
+    enc = m.encode(c)
+    visited = np.zeros((2, 9), bool)
+    visited[:, [2, 5]] = True
+    lg = m.next_node_logits(enc, 0, 1, visited)
+    enc2 = enc.detach().clone()
+    enc2[:, [2, 5]] = torch.randn(2, 2, 16)
+    assert_close(m.next_node_logits(enc2, 0, 1, visited), lg, rtol=1e-6, atol=1e-7)
+    enc3 = enc.detach().clone()
+    enc3[:, 4] += 1.0  # a candidate's embedding does matter
+    assert not torch.allclose(m.next_node_logits(enc3, 0, 1, visited), lg)
+
+
+def test_heavy_encoder_light_decoder_ablation_is_the_same_class():
+    m = LEHD(embed_dim=16, heads=2, ff_dim=32, encoder_layers=6, decoder_layers=1)
+    assert len(m.encoder) == 6 and len(m.decoder) == 1
+    c = tsp.random_instances(2, 8, rng=11)
+    assert tsp.is_valid_tour(greedy(m, c), 8).all()

@@ -81,3 +81,10 @@ def test_subpaths_of_optimal_tours_are_optimal_for_their_subproblem():
             seq = nodes[b]
             length = sum(np.linalg.norm(c[b, x] - c[b, y]) for x, y in zip(seq, seq[1:]))
             assert length <= _best_path(c[b], seq[0], seq[-1], seq[1:-1]) + 1e-9
+
+
+def test_four_nodes_always_give_the_whole_tour():
+    tours = np.array([[2, 0, 3, 1]])
+    for seed in range(10):
+        nodes = sample_subpaths(tours, rng=seed)
+        assert nodes.shape == (1, 4) and _segment_of([2, 0, 3, 1], nodes[0].tolist())
