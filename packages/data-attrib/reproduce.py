@@ -105,7 +105,7 @@ def claims(args):
     cg = da.IFCG(task, regularization=LAM, max_iter=50)
     cg.cache(train)
     s_cg = cg.attribute(train, test)
-    depth = 100 if quick else 2000
+    depth = 40 if quick else 2000
     li = da.IFLiSSA(task, regularization=LAM, depth=depth, scale=1.05 * lam_max, batch_size=n_train)
     li.cache(train)
     s_li = li.attribute(train, test)
@@ -174,7 +174,7 @@ def claims(args):
     l_tr = da.lds(s_tr, *gt)
     l_rand = da.lds(np.random.default_rng(3).standard_normal(s_ex.shape), *gt)
     trak_scores = {}
-    for reg in (1e-6, 1e-3):
+    for reg in (1e-6,) if quick else (1e-6, 1e-3):
         t = da.TRAK(
             task, proj_dim=256, regularization=reg, generator=torch.Generator().manual_seed(4)
         )
@@ -182,7 +182,9 @@ def claims(args):
         trak_scores[reg] = da.lds(t.attribute(train, test), *gt)
     l_trak = max(trak_scores.values())
     best_reg = max(trak_scores, key=trak_scores.get)
-    subs = [np.sort(rng.choice(n_train, n_train // 2, replace=False)) for _ in range(5)]
+    subs = [
+        np.sort(rng.choice(n_train, n_train // 2, replace=False)) for _ in range(2 if quick else 5)
+    ]
     ckpts = [{"weight": _fit(train[0][s], train[1][s], W0=W)} for s in subs]
     ens = da.TRAK(
         _task(da, W, checkpoints=ckpts),
@@ -223,10 +225,10 @@ def claims(args):
         paper=">= 0.3 (calibrated 0.39-0.44)",
         measured=f"{l_trak:.3f}",
         holds=l_trak >= 0.3,
-        note=f"λ=1e-6: {trak_scores[1e-6]:.3f}, λ=1e-3: {trak_scores[1e-3]:.3f}",
+        note=", ".join(f"λ={r:g}: {v:.3f}" for r, v in trak_scores.items()),
     )
     yield Claim(
-        "LDS of TRAK, 5 models on random 50% subsets: not lower than 1 model",
+        f"LDS of TRAK, {len(subs)} models on random 50% subsets: not lower than 1 model",
         paper=">= 1-model (calibrated 0.47)",
         measured=f"{l_ens:.3f}",
         holds=l_ens >= l_trak - 0.01,

@@ -45,7 +45,7 @@ def ce_loss(model):
     return loss
 
 
-def fit(model, X, Y, *, lam=LAM, iters=100):
+def fit(model, X, Y, *, lam=LAM, iters=100, rounds=3):
     opt = torch.optim.LBFGS(
         model.parameters(),
         max_iter=iters,
@@ -61,7 +61,7 @@ def fit(model, X, Y, *, lam=LAM, iters=100):
         loss.backward()
         return loss
 
-    for _ in range(3):
+    for _ in range(rounds):
         opt.step(closure)
     return model
 

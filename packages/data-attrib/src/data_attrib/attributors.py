@@ -191,7 +191,7 @@ class IFExplicit(_InfluenceFunction):
             h = h + self.regularization * torch.eye(h.shape[0], dtype=h.dtype, device=h.device)
             w, q = torch.linalg.eigh(h)
             scale = float(w.abs().max()) if w.numel() else 0.0
-            tiny = torch.finfo(h.dtype).eps * max(scale, 1.0) * h.shape[0]
+            tiny = torch.finfo(h.dtype).eps * scale
             if scale == 0.0 or float(w.abs().min()) <= tiny:
                 raise ValueError(
                     f"regularization={self.regularization}: H + regularization*I is singular "
