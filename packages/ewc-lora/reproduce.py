@@ -177,7 +177,7 @@ def _finetune(base, method, lam, fisher, train, steps, batch_size, seed):
         lr = 1e-3
     else:
         apply_lora(model, target_modules=TARGETS, r=4, alpha=16, dropout=0.1, generator=g)
-        lr = 4e-3
+        lr = 2e-3
     opt = torch.optim.AdamW(
         [p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0
     )
