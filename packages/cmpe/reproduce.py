@@ -34,6 +34,10 @@ from papershelf_harness import Claim, reproduce_cli, timeit_ms
 torch.set_num_threads(1)  # small tensors: intra-op threads only contend on a loaded machine
 
 
+def _folds(args):
+    return 2 if args.quick else 5  # sbibm's 5-fold C2ST; 2 folds in the smoke run
+
+
 def _gen(seed):
     return torch.Generator().manual_seed(seed)
 
@@ -118,7 +122,7 @@ def claims_two_moons(args):
     scores = {}
     for steps in (1, 10):
         s = model.sample(x_obs, n_draws, n_steps=steps, generator=_gen(2))[0].numpy()
-        scores[steps] = cmpe.c2st(ref, s)
+        scores[steps] = cmpe.c2st(ref, s, folds=_folds(args))
     checkable = not args.quick
     setting = f"{m_sims} sims, {epochs} epochs ({hist.n_steps} steps, {hist.seconds:.0f} s); {n_draws} draws"
     yield Claim(
@@ -218,7 +222,7 @@ def claims_gmm_low_budget(args):
 
     budgets = (256,) if args.quick else (512, 2048)
     n_test, n_draws = (1, 60) if args.quick else (3, 500)
-    steps_target = 40 if args.quick else 1600  # optimiser steps per run (epochs = steps / batches)
+    steps_target = 16 if args.quick else 1600  # optimiser steps per run (epochs = steps / batches)
     _, x_test = cmpe.gmm_bimodal(n_test, rng=123)
     refs = [cmpe.gmm_bimodal_reference(x_test[i], n_draws, rng=i) for i in range(n_test)]
     have_sbi = _sbi() is not None
@@ -243,7 +247,9 @@ def claims_gmm_low_budget(args):
             seconds[name] = hist.seconds
             steps = {"n_steps": 10} if name == "CMPE" else {"n_steps": 100}
             draws = model.sample(x_test, n_draws, generator=_gen(7), **steps).numpy()
-            scores[name] = float(np.mean([cmpe.c2st(r, d, folds=5) for r, d in zip(refs, draws)]))
+            scores[name] = float(
+                np.mean([cmpe.c2st(r, d, folds=_folds(args)) for r, d in zip(refs, draws)])
+            )
         if have_sbi:
             prior = torch.distributions.MultivariateNormal(torch.zeros(2), torch.eye(2))
             torch.manual_seed(0)
@@ -252,7 +258,10 @@ def claims_gmm_low_budget(args):
             seconds["NPE"] = perf_counter() - start
             scores["NPE"] = float(
                 np.mean(
-                    [cmpe.c2st(r, _npe_draws(post, x_test[i], n_draws)) for i, r in enumerate(refs)]
+                    [
+                        cmpe.c2st(r, _npe_draws(post, x_test[i], n_draws), folds=_folds(args))
+                        for i, r in enumerate(refs)
+                    ]
                 )
             )
         rivals = [k for k in ("FMPE", "NPE") if k in scores]
