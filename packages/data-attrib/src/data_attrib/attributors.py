@@ -189,7 +189,11 @@ class IFExplicit(_InfluenceFunction):
             h = self.hessian(k)
             h = 0.5 * (h + h.T)
             h = h + self.regularization * torch.eye(h.shape[0], dtype=h.dtype, device=h.device)
-            w, q = torch.linalg.eigh(h)
+            chol, info = torch.linalg.cholesky_ex(h)
+            if int(info) == 0:  # positive definite: the cheap, stable route
+                self._inv.append(torch.cholesky_inverse(chol))
+                continue
+            w, q = torch.linalg.eigh(h)  # indefinite (non-convex models): invert if regular
             scale = float(w.abs().max()) if w.numel() else 0.0
             tiny = torch.finfo(h.dtype).eps * scale
             if scale == 0.0 or float(w.abs().min()) <= tiny:
