@@ -127,6 +127,12 @@ class _Simulation:
                 p.copy_(flat[o : o + n].view_as(p))
                 o += n
 
+    def _seed_rng(self, seed):
+        # torch.manual_seed would also queue lazy CUDA/XPU/MTIA seeding (slow, per user)
+        torch.default_generator.manual_seed(seed)
+        if self.params[0].device.type == "cuda":
+            torch.cuda.default_generators[self.params[0].device.index or 0].manual_seed(seed)
+
     def _cohort(self, rnd):
         rng = np.random.default_rng(np.random.SeedSequence([self.o["seed"], rnd]))
         return rng.choice(len(self.ids), size=self.o["cohort_size"], replace=False)
@@ -176,7 +182,7 @@ class _Simulation:
             for pos in range(rank, m, world):
                 u = int(cohort[pos])
                 x, y = self.data[u]
-                torch.manual_seed(_seed(o["seed"], rnd, u, 1))  # dropout etc.: same for any k
+                self._seed_rng(_seed(o["seed"], rnd, u, 1))  # dropout etc.: same for any k
                 delta, loss = self._local_train(theta, x, y, local_opt)
                 if priv is not None:
                     norm = float(torch.linalg.vector_norm(delta))
