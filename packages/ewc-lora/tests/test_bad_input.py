@@ -55,23 +55,19 @@ CASES = [
     # LoRALinear / apply_lora / merge_lora
     keyword(Int, el.LoRALinear, "r", nn.Linear(3, 2), minimum=1),
     keyword(Number, el.LoRALinear, "alpha", nn.Linear(3, 2)),
-    keyword(
-        OutOfRange,
-        el.LoRALinear,
-        "alpha",
-        nn.Linear(3, 2),
-        values=st.floats(-10, 0),
-        id="LoRALinear.alpha-range",
+    *(
+        OutOfRange(
+            f"LoRALinear.{name}-range",
+            name,
+            lambda v, n=name: el.LoRALinear(nn.Linear(3, 2), **{n: v}),
+            bad,
+        )
+        for name, bad in (
+            ("alpha", st.floats(-10, 0)),
+            ("dropout", st.one_of(st.floats(1, 5), st.floats(-5, -0.01))),
+        )
     ),
     keyword(Number, el.LoRALinear, "dropout", nn.Linear(3, 2)),
-    keyword(
-        OutOfRange,
-        el.LoRALinear,
-        "dropout",
-        nn.Linear(3, 2),
-        values=st.one_of(st.floats(1, 5), st.floats(-5, -0.01)),
-        id="LoRALinear.dropout-range",
-    ),
     keyword(
         Values, el.LoRALinear, "generator", nn.Linear(3, 2), bad=((0, TypeError), ("g", TypeError))
     ),

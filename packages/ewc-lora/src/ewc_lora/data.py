@@ -58,32 +58,29 @@ def _steps(actions: Sequence[tuple[str, ...]]) -> str:
     return "; ".join(format_action(a) for a in actions)
 
 
+def _example(prompt: str, target: str, task: str) -> dict[str, str]:
+    return {"prompt": prompt, "target": target, "task": task}
+
+
+def _from_plans(plans: Any, fmt) -> list[dict[str, str]]:
+    plans = _check_items(plans, "plans", Plan)
+    return [_example(*fmt(p)) for p in plans if p.success and p.actions]
+
+
 def make_plan_examples(plans: Sequence[Plan]) -> list[dict[str, str]]:
     """Plan generation (goal -> steps) from the successful plans (failed ones are left out)."""
-    plans = _check_items(plans, "plans", Plan)
-    return [
-        {
-            "prompt": f"Goal: {format_goal(p.goal)}.\nPlan:",
-            "target": f" {_steps(p.actions)}.\n",
-            "task": "plan",
-        }
-        for p in plans
-        if p.success and p.actions
-    ]
+    return _from_plans(
+        plans,
+        lambda p: (f"Goal: {format_goal(p.goal)}.\nPlan:", f" {_steps(p.actions)}.\n", "plan"),
+    )
 
 
 def make_activity_recognition(plans: Sequence[Plan]) -> list[dict[str, str]]:
     """Activity recognition (steps -> goal) from the successful plans."""
-    plans = _check_items(plans, "plans", Plan)
-    return [
-        {
-            "prompt": f"Steps: {_steps(p.actions)}.\nGoal:",
-            "target": f" {format_goal(p.goal)}.\n",
-            "task": "activity",
-        }
-        for p in plans
-        if p.success and p.actions
-    ]
+    return _from_plans(
+        plans,
+        lambda p: (f"Steps: {_steps(p.actions)}.\nGoal:", f" {format_goal(p.goal)}.\n", "activity"),
+    )
 
 
 def _moves(env: GridHome, traj: Trajectory) -> dict[str, list[str]]:
@@ -97,30 +94,26 @@ def _moves(env: GridHome, traj: Trajectory) -> dict[str, list[str]]:
     return moved
 
 
+def _check_runs(env: Any, trajectories: Any) -> list[Trajectory]:
+    if not isinstance(env, GridHome):
+        raise TypeError(f"env must be a GridHome, got {describe(env)}")
+    return _check_items(trajectories, "trajectories", Trajectory)
+
+
 def make_counting_qa(env: GridHome, trajectories: Sequence[Trajectory]) -> list[dict[str, str]]:
     """Counting QA: after a random walk, how many objects were moved and how many rooms
     visited."""
-    if not isinstance(env, GridHome):
-        raise TypeError(f"env must be a GridHome, got {describe(env)}")
-    trajectories = _check_items(trajectories, "trajectories", Trajectory)
     out = []
-    for t in trajectories:
+    for t in _check_runs(env, trajectories):
         steps = _steps(t.actions)
         n_moved = len(_moves(env, t))
         rooms = {env.rooms[s[0]] for s in t.states}
+        question = "Steps: {}.\nQ: how many {} were {}?\nA:"
         out.append(
-            {
-                "prompt": f"Steps: {steps}.\nQ: how many objects were moved?\nA:",
-                "target": f" {n_moved}\n",
-                "task": "counting",
-            }
+            _example(question.format(steps, "objects", "moved"), f" {n_moved}\n", "counting")
         )
         out.append(
-            {
-                "prompt": f"Steps: {steps}.\nQ: how many rooms were visited?\nA:",
-                "target": f" {len(rooms)}\n",
-                "task": "counting",
-            }
+            _example(question.format(steps, "rooms", "visited"), f" {len(rooms)}\n", "counting")
         )
     return out
 
@@ -129,11 +122,8 @@ def make_path_tracking_qa(
     env: GridHome, trajectories: Sequence[Trajectory]
 ) -> list[dict[str, str]]:
     """Object path tracking: where each moved object went, in order (``"hands"`` while held)."""
-    if not isinstance(env, GridHome):
-        raise TypeError(f"env must be a GridHome, got {describe(env)}")
-    trajectories = _check_items(trajectories, "trajectories", Trajectory)
     out = []
-    for t in trajectories:
+    for t in _check_runs(env, trajectories):
         steps = _steps(t.actions)
         for obj, path in _moves(env, t).items():
             places = []
@@ -141,13 +131,8 @@ def make_path_tracking_qa(
                 places += [place, "hands"]
             held_at_end = env.location(obj, t.states[-1])[0] == "held"
             places = places if held_at_end else places[:-1]
-            out.append(
-                {
-                    "prompt": f"Steps: {steps}.\nQ: where did the {obj} go, in order?\nA:",
-                    "target": f" {', '.join(places)}\n",
-                    "task": "path",
-                }
-            )
+            question = f"Steps: {steps}.\nQ: where did the {obj} go, in order?\nA:"
+            out.append(_example(question, f" {', '.join(places)}\n", "path"))
     return out
 
 
