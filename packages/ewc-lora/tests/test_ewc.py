@@ -182,3 +182,17 @@ def test_fisher_errors():
         p.requires_grad_(False)
     assert_rejects(ValueError, "model", estimate_fisher_diag, model, [[0, 1]])
     assert math.isfinite(0.0)
+
+
+def test_a_bare_lora_layer_is_a_model_too():
+    layer = LoRALinear(nn.Linear(3, 2), r=1, dropout=0.0)
+    with torch.no_grad():
+        layer.B.fill_(1.0)
+    f = {"weight": torch.ones(2, 3), "bias": torch.ones(2)}
+    theta0 = {
+        "weight": layer.base.weight.detach().clone(),
+        "bias": layer.base.bias.detach().clone(),
+    }
+    expected = (layer.delta_weight() ** 2).sum()
+    assert_close(ewc_lora_penalty(layer, f), expected, rtol=1e-6)
+    assert_close(ewc_full_penalty(layer, f, theta0), expected, rtol=1e-6)

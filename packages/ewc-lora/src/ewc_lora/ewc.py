@@ -134,19 +134,18 @@ def ewc_lora_penalty(model: nn.Module, fisher: Mapping, *, lam: float = 1.0) -> 
 def _effective_parameters(model: nn.Module) -> dict[str, torch.Tensor]:
     """The model's weights under their un-adapted names: a LoRA layer's weight is
     ``base + delta``; the adapters' own parameters are left out."""
-    layers = {key[: -len(".weight")]: m for key, m in lora_layers(model)}
-    skip: list[str] = []
     out: dict[str, torch.Tensor] = {}
-    for key, module in layers.items():
+    for key, module in lora_layers(model):
+        prefix = key[: -len("weight")]  # "model.layers.0.q_proj." or "" (model is the layer)
         delta = _delta(module)
         weight = _base_weight(module)
-        out[f"{key}.weight"] = weight if delta is None else weight + delta.to(weight.dtype)
+        out[key] = weight if delta is None else weight + delta.to(weight.dtype)
         base = module.base if isinstance(module, LoRALinear) else module.base_layer
         if getattr(base, "bias", None) is not None:
-            out[f"{key}.bias"] = base.bias
-    skip = [n for n, m in model.named_modules() if isinstance(m, LoRALinear) or _is_peft_lora(m)]
+            out[prefix + "bias"] = base.bias
+    inside = [n for n, m in model.named_modules() if isinstance(m, LoRALinear) or _is_peft_lora(m)]
     for name, p in model.named_parameters():
-        if any(name.startswith(s + ".") for s in skip if s) or (skip and "" in skip):
+        if any(s == "" or name.startswith(s + ".") for s in inside):
             continue
         plain = name[len(_PEFT_PREFIX) :] if name.startswith(_PEFT_PREFIX) else name
         out.setdefault(plain, p)
