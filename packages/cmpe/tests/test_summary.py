@@ -86,3 +86,14 @@ def test_summary_output_shape_is_checked():
     assert_rejects(ValueError, "summary_net", m.sample, np.zeros((2, 5, 2)), 3)
     assert_rejects(TypeError, "summary_net", cmpe.ConsistencyPosterior, 2, 4, summary_net=len)
     assert_rejects(TypeError, "summary_net", cmpe.FlowMatchingPosterior, 2, 4, summary_net="a")
+
+
+def test_float64_model_with_summary_fits_and_samples_in_float64():
+    theta, x = cmpe.gmm_bimodal(64, n_obs=4, rng=0)
+    model = cmpe.ConsistencyPosterior(
+        2, 3, width=8, summary_net=cmpe.DeepSet(2, 3, width=8)
+    ).double()
+    model.fit(theta, x, epochs=1, generator=torch.Generator().manual_seed(0))
+    draws = model.sample(x[:2], 5, n_steps=2, generator=torch.Generator().manual_seed(1))
+    assert draws.dtype == torch.float64 and draws.shape == (2, 5, 2)
+    assert model.summary_net(x[:2]).dtype == torch.float64  # arrays follow the module's dtype
