@@ -89,10 +89,15 @@ def claims(args):
 
     torch.set_num_threads(1)
     quick = args.quick
+    iters = 40 if quick else 200  # L-BFGS iterations per fit
+
+    def fit(X, Y, W0=None):
+        return _fit(X, Y, W0, iters=iters)
+
     n_train, n_test = (60, 6) if quick else (500, 30)
     n_loo, n_subsets = (6, 6) if quick else (60, 50)
     train, test = _data(n_train, n_test)
-    W = _fit(*train)
+    W = fit(*train)
     task = _task(da, W)
     t0 = time.perf_counter()
 
@@ -144,7 +149,7 @@ def claims(args):
     change = []
     for i in loo_idx:
         keep = np.delete(np.arange(n_train), i)
-        Wi = _fit(train[0][keep], train[1][keep], W0=W)
+        Wi = fit(train[0][keep], train[1][keep], W0=W)
         change.append(base - _test_target(Wi, test))  # test-loss increase
     change = np.stack(change)
     c_if = da.loo_corr(s_ex[loo_idx], change)
@@ -166,7 +171,7 @@ def claims(args):
 
     # 3. LDS ----------------------------------------------------------------------------------
     def train_fn(idx):
-        return _test_target(_fit(train[0][idx], train[1][idx], W0=W), test)
+        return _test_target(fit(train[0][idx], train[1][idx], W0=W), test)
 
     gt = da.retrain_lds(train_fn, n_train, n_subsets=n_subsets, ratio=0.5, rng=2)
     l_ex = da.lds(s_ex, *gt)
@@ -185,7 +190,7 @@ def claims(args):
     subs = [
         np.sort(rng.choice(n_train, n_train // 2, replace=False)) for _ in range(2 if quick else 5)
     ]
-    ckpts = [{"weight": _fit(train[0][s], train[1][s], W0=W)} for s in subs]
+    ckpts = [{"weight": fit(train[0][s], train[1][s], W0=W)} for s in subs]
     ens = da.TRAK(
         _task(da, W, checkpoints=ckpts),
         proj_dim=256,
@@ -250,7 +255,7 @@ def claims(args):
     shift = torch.tensor(flip_rng.integers(1, 10, n_flip))
     y_noisy[torch.tensor(flipped)] = (y_noisy[torch.tensor(flipped)] + shift) % 10
     noisy = (train[0], y_noisy)
-    Wn = _fit(*noisy)
+    Wn = fit(*noisy)
     tn = _task(da, Wn)
     exn = da.IFExplicit(tn, regularization=LAM)
     exn.cache(noisy)

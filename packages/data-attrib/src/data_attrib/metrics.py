@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ._checks import check_callable, check_int, check_probability, check_rng, describe
 from ._validation import to_numpy_array
@@ -27,6 +26,21 @@ __all__ = [
     "retrain_lds",
     "retrain_loo",
 ]
+
+
+def _rank(x: np.ndarray) -> np.ndarray:
+    """Ranks along axis 0 (1-based, ties get their average rank), as scipy's rankdata."""
+    out = np.empty(x.shape, dtype=np.float64)
+    for j in np.ndindex(x.shape[1:]):
+        col = x[(slice(None), *j)]
+        order = np.argsort(col, kind="mergesort")
+        xs = col[order]
+        start = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+        counts = np.diff(np.r_[start, xs.size])
+        ranks = np.empty(xs.size)
+        ranks[order] = np.repeat(start + (counts + 1) / 2.0, counts)
+        out[(slice(None), *j)] = ranks
+    return out
 
 
 def _column_pearson(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> np.ndarray:
@@ -95,9 +109,7 @@ def lds(scores: Any, targets: Any, subsets: Any) -> float:
         raise ValueError(f"targets needs at least 2 subsets (rows), got {t.shape[0]}")
     sub = _check_subsets(subsets, s.shape[0], t.shape[0])
     pred = s[sub].sum(axis=1)  # [S, n_test]
-    return float(
-        np.mean(_column_pearson(rankdata(pred, axis=0), rankdata(t, axis=0), "scores", "targets"))
-    )
+    return float(np.mean(_column_pearson(_rank(pred), _rank(t), "scores", "targets")))
 
 
 def mislabel_auc(self_scores: Any, is_flipped: Any) -> float:
@@ -119,7 +131,7 @@ def mislabel_auc(self_scores: Any, is_flipped: Any) -> float:
     n_pos, n_neg = int(f.sum()), int((~f).sum())
     if n_pos == 0 or n_neg == 0:
         raise ValueError("is_flipped must contain both flipped and clean examples")
-    r = rankdata(s)
+    r = _rank(s)
     return float((r[f].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
