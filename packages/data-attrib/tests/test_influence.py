@@ -219,3 +219,20 @@ def test_singular_hessian_is_a_value_error_naming_regularization():
     with pytest.raises(ValueError, match="regularization"):
         da.IFExplicit(task_nopen).cache(data)
     da.IFExplicit(task, regularization=0.1).cache(data)
+
+
+def test_a_loss_written_for_unbatched_examples_works_too():
+    """The torch.func tutorial style (the loss adds the batch dimension itself) gives the same
+    scores as dattri's style (the example arrives with a batch dimension of 1)."""
+    from torch.func import functional_call
+
+    def tutorial_loss(params, example):
+        x, y = example
+        out = functional_call(MODEL, params, (x.unsqueeze(0),))
+        return torch.nn.functional.cross_entropy(out, y.unsqueeze(0)) + 0.5 * LAM * sum(
+            (p**2).sum() for p in params.values()
+        )
+
+    ex = da.IFExplicit(da.AttributionTask(tutorial_loss, MODEL))
+    ex.cache(TRAIN)
+    assert_close(ex.attribute(TRAIN, TEST), REF, rtol=1e-8, atol=1e-10)

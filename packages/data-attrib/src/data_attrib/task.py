@@ -42,8 +42,10 @@ class AttributionTask:
         ``params`` is a ``name -> tensor`` dict of the model's parameters for
         ``torch.func.functional_call(model, params, x)`` (dattri's convention); ``batch`` is
         the tuple of the example's tensors, each with a leading batch dimension of size 1 (the
-        same shapes dattri passes, so a loss written for a mini-batch works unchanged).
-        The package vmaps it over the examples of a batch.
+        same shapes dattri passes, so a loss written for a mini-batch works unchanged). If
+        ``loss_func`` raises on that, the examples are passed without the batch dimension
+        instead (the ``torch.func`` per-sample-gradient tutorial's convention), decided once on
+        the first example. The package vmaps it over the examples of a batch.
     model
         The ``torch.nn.Module`` that ``loss_func`` evaluates. Put in ``eval()`` mode here.
     checkpoints
@@ -68,6 +70,7 @@ class AttributionTask:
         if not isinstance(model, torch.nn.Module):
             raise TypeError(f"model must be a torch.nn.Module, got {describe(model)}")
         self.model = model
+        self._unbatched: bool | None = None  # how examples reach loss_func (see _probe)
         model.eval()
         names = [n for n, p in model.named_parameters() if p.requires_grad]
         if not names:
@@ -167,10 +170,30 @@ class AttributionTask:
             i += size
         return out
 
+    def _probe(self, full: dict, batch: tuple) -> None:
+        """Decide once how an example is passed: with a leading batch dimension of 1 (dattri's
+        convention, tried first) or, if ``loss_func`` fails on that, without one."""
+        if self._unbatched is not None:
+            return
+        first = tuple(t[:1] for t in batch)
+        try:
+            with torch.no_grad():
+                self.loss_func(dict(full), first)
+            self._unbatched = False
+        except Exception as batched_error:
+            try:
+                with torch.no_grad():
+                    self.loss_func(dict(full), tuple(t[0] for t in batch))
+            except Exception:
+                raise batched_error from None
+            self._unbatched = True
+
     def _example_loss(self, full: dict, theta: torch.Tensor, example: tuple) -> torch.Tensor:
         params = dict(full)
         params.update(self._unflatten(theta))
-        out = self.loss_func(params, tuple(t.unsqueeze(0) for t in example))
+        if not self._unbatched:
+            example = tuple(t.unsqueeze(0) for t in example)
+        out = self.loss_func(params, example)
         if not isinstance(out, torch.Tensor):
             raise TypeError(f"loss_func must return a tensor, got {describe(out)}")
         if out.numel() != 1:
@@ -181,11 +204,14 @@ class AttributionTask:
         return out.reshape(())
 
     def _batch_losses(self, full: dict, theta: torch.Tensor, batch: tuple) -> torch.Tensor:
+        self._probe(full, batch)
         return vmap(lambda *ex: self._example_loss(full, theta, ex), randomness="different")(*batch)
 
     def _grads_and_losses(
         self, full: dict, theta: torch.Tensor, batch: tuple
     ) -> tuple[torch.Tensor, torch.Tensor]:
+        self._probe(full, batch)
+
         def f(th, *ex):
             loss = self._example_loss(full, th, ex)
             return loss, loss.detach()
