@@ -8,8 +8,9 @@ datasets):
 2. Generalisation prediction (the CIFAR-10-GS setting): ReLU CNNs [conv3x3 1->8, conv3x3
    8->8 (stride 2), global average pooling, linear 8->10] trained on scikit-learn's 8x8
    digits with varied learning rate, weight decay, initialisation scale, seed and number of
-   steps; ScaleGMN (scale symmetry, 3x3 kernels as edge features), GMN and StatNN (an MLP on
-   per-layer weight statistics) regress the test accuracy; Kendall's tau on held-out CNNs,
+   steps; ScaleGMN (scale symmetry, 3x3 kernels as edge features, full-graph readout, dropout
+   0.2), GMN (the same, permutation only) and StatNN (an MLP on per-layer weight statistics)
+   regress the test accuracy; Kendall's tau on held-out CNNs,
    also after random channel rescalings (q in [0.1, 10]) and permutations.
 3. INR editing: sine INRs [2, 8, 8, 1] (omega0 = 3); the equivariant head is trained so that
    theta + f(theta) represents the dilated signal x -> f(x / 2); function-space MSE of
@@ -315,7 +316,7 @@ def _cnn_claim():
 
 _CNN_SCALES = {  # CNNs, train split, SGD steps range, GNN d_hidden, layers, epochs
     "quick": (24, 16, (5, 20), 8, 1, 2),
-    "default": (300, 200, (20, 150), 16, 2, 30),
+    "default": (300, 200, (20, 150), 32, 2, 40),
     "full": (600, 400, (20, 150), 32, 3, 60),
 }
 
@@ -408,6 +409,8 @@ def cnn_generalisation(args):
             num_layers=layers,
             symmetry=sym,
             kernel_size=zoo.kernel_size,
+            readout="full_graph",
+            dropout=0.2,
         )
     tau, tau_r, rel = {}, {}, {}
     for name, m in models.items():

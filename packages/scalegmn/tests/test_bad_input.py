@@ -335,6 +335,7 @@ def test_cnn_zoo_and_training_types():
     assert_rejects(TypeError, "labels", S.zoo.cnn_zoo, 2, IM, IM, IM, LB, **ZOO)
     assert_rejects(ValueError, "labels", S.zoo.cnn_zoo, 2, IM, LB - 1, IM, LB, **ZOO)
     assert_rejects(TypeError, "channels", S.zoo.cnn_zoo, 2, IM, LB, IM, LB, channels=3, steps=1)
+    assert_rejects(ValueError, "channels", S.zoo.cnn_zoo, 2, IM, LB, IM, LB, channels=(), steps=1)
     assert_rejects(TypeError, "model", fit_regressor, "net", BW, BB, torch.rand(4))
     assert_rejects(ValueError, "weights", fit_regressor, REG, W, B, torch.rand(1))
     assert_rejects(ValueError, "x", kendall_tau, [1.0], [2.0])

@@ -304,8 +304,10 @@ def cnn_zoo(
             f"test_images must have the image shape {tuple(x.shape[1:])} of images, got shape "
             f"{tuple(xt.shape)}"
         )
-    if isinstance(channels, int) or not isinstance(channels, tuple | list) or not channels:
-        raise TypeError(f"channels must be a non-empty tuple of ints, got {channels!r}")
+    if not isinstance(channels, tuple | list):
+        raise TypeError(f"channels must be a tuple of ints (one per conv layer), got {channels!r}")
+    if not channels:
+        raise ValueError("channels must hold at least one conv layer, got an empty tuple")
     chans = tuple(check_int(c, f"channels[{i}]", minimum=1) for i, c in enumerate(channels))
     k = check_int(kernel_size, "kernel_size", minimum=1)
     stride = check_int(stride, "stride", minimum=1)
