@@ -292,7 +292,7 @@ def estimate_fisher_diag(
 ) -> dict[str, torch.Tensor]:
     """The diagonal Fisher ``F = mean over items of (d loss(item) / d theta)**2``.
 
-    One entry (float32, the parameter's shape and device) per parameter of ``model`` that
+    One entry (float32, or float64 for float64 parameters; the parameter's shape and device) per parameter of ``model`` that
     requires a gradient, under its ``named_parameters`` name. Each item of ``samples`` is one
     example: ``loss_fn(model, item)`` must return a scalar loss. The default loss is the mean
     next-token cross-entropy of a 1-D sequence of token ids (a tensor, list or array, or a
@@ -317,7 +317,8 @@ def estimate_fisher_diag(
     if not named:
         raise ValueError("model has no parameter that requires a gradient")
     params = [p for _, p in named]
-    total = [torch.zeros_like(p, dtype=torch.float32) for p in params]
+    # float32 sums (float64 for a float64 model)
+    total = [torch.zeros_like(p, dtype=torch.promote_types(p.dtype, torch.float32)) for p in params]
     was_training = model.training
     model.eval()
     n = 0
@@ -342,7 +343,7 @@ def estimate_fisher_diag(
                 grads = torch.autograd.grad(loss, params, allow_unused=True)
             for acc, g in zip(total, grads, strict=True):
                 if g is not None:
-                    acc.add_(g.detach().float().pow(2))
+                    acc.add_(g.detach().to(acc.dtype).pow(2))
             n += 1
     finally:
         model.train(was_training)

@@ -78,7 +78,7 @@ class LoRALinear(nn.Module):
         self.r = r
         self.alpha = alpha
         self.scaling = alpha / r
-        self.dropout = nn.Dropout(dropout) if dropout > 0 else nn.Identity()
+        self.dropout = nn.Dropout(dropout)  # on the LoRA path only, as in peft
         for p in base.parameters():
             p.requires_grad_(False)
         dtype = weight.dtype if weight.is_floating_point() else torch.float32
