@@ -7,10 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from pfl_sim import RDP_ORDERS, compute_epsilon, compute_noise_multiplier, compute_rdp
 from scipy import integrate, optimize
 from scipy.stats import norm
-
-from pfl_sim import RDP_ORDERS, compute_epsilon, compute_noise_multiplier, compute_rdp
 
 
 def gaussian_delta(eps, mu):
@@ -60,7 +59,10 @@ def rdp_by_quadrature(q, sigma, alpha):
     """log E_{z ~ N(0, s^2)} [((1 - q) + q exp((2z - 1) / (2 s^2)))^alpha] / (alpha - 1)."""
 
     def f(z):
-        return norm.pdf(z, scale=sigma) * ((1 - q) + q * math.exp((2 * z - 1) / (2 * sigma**2))) ** alpha
+        return (
+            norm.pdf(z, scale=sigma)
+            * ((1 - q) + q * math.exp((2 * z - 1) / (2 * sigma**2))) ** alpha
+        )
 
     val, _ = integrate.quad(f, -12 * sigma, 12 * sigma + alpha, limit=400, epsabs=0, epsrel=1e-12)
     return math.log(val) / (alpha - 1)

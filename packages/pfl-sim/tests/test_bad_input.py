@@ -1,10 +1,10 @@
 """Bad input: a TypeError or ValueError naming the argument, one suite case per argument."""
 
 import numpy as np
+import pfl_sim as ps
 import torch
 from hypothesis import strategies as st
 
-import pfl_sim as ps
 from papershelf_harness import suite
 
 X = torch.randn(4, 3, dtype=torch.float64)
@@ -34,95 +34,223 @@ NAN_X[0, 0] = float("nan")
 NO_PARAMS = torch.nn.ReLU()
 
 CASES = [
-    suite.Values("simulate.model", "model", lambda v: sim(model=v),
-                 bad=((3, TypeError), (None, TypeError), (NO_PARAMS, ValueError))),
-    suite.Values("simulate.loss_fn", "loss_fn", lambda v: sim(loss_fn=v),
-                 bad=((3, TypeError), ("mse", TypeError))),
-    suite.Values("simulate.users", "users", lambda v: sim(users=v), bad=(
-        ([(X, Y)], TypeError), ({}, ValueError), ({"a": (X,)}, TypeError),
-        ({"a": (NAN_X, Y), "b": (X, Y)}, ValueError), ({"a": (X, Y[:2]), "b": (X, Y)}, ValueError),
-        ({"a": ("x", "y"), "b": (X, Y)}, TypeError), ({"a": (X[:0], Y[:0]), "b": (X, Y)}, ValueError),
-        ({"a": (torch.tensor(1.0), Y), "b": (X, Y)}, ValueError),
-    )),
+    suite.Values(
+        "simulate.model",
+        "model",
+        lambda v: sim(model=v),
+        bad=((3, TypeError), (None, TypeError), (NO_PARAMS, ValueError)),
+    ),
+    suite.Values(
+        "simulate.loss_fn",
+        "loss_fn",
+        lambda v: sim(loss_fn=v),
+        bad=((3, TypeError), ("mse", TypeError)),
+    ),
+    suite.Values(
+        "simulate.users",
+        "users",
+        lambda v: sim(users=v),
+        bad=(
+            ([(X, Y)], TypeError),
+            ({}, ValueError),
+            ({"a": (X,)}, TypeError),
+            ({"a": (NAN_X, Y), "b": (X, Y)}, ValueError),
+            ({"a": (X, Y[:2]), "b": (X, Y)}, ValueError),
+            ({"a": ("x", "y"), "b": (X, Y)}, TypeError),
+            ({"a": (X[:0], Y[:0]), "b": (X, Y)}, ValueError),
+            ({"a": (torch.tensor(1.0), Y), "b": (X, Y)}, ValueError),
+        ),
+    ),
     suite.keyword(suite.Int, sim, "rounds", minimum=1),
     suite.keyword(suite.Int, sim, "cohort_size", minimum=1),
-    suite.keyword(suite.OutOfRange, sim, "cohort_size", id="simulate.cohort_size>users",
-                  values=st.integers(4, 100)),
+    suite.keyword(
+        suite.OutOfRange,
+        sim,
+        "cohort_size",
+        id="simulate.cohort_size>users",
+        values=st.integers(4, 100),
+    ),
     suite.keyword(suite.Int, sim, "local_epochs", minimum=1),
     suite.keyword(suite.Int, sim, "local_batch_size", minimum=1, none_ok=True),
     suite.keyword(suite.Number, sim, "local_lr"),
-    suite.keyword(suite.OutOfRange, sim, "local_lr", id="simulate.local_lr<=0",
-                  values=st.floats(-10, 0)),
+    suite.keyword(
+        suite.OutOfRange, sim, "local_lr", id="simulate.local_lr<=0", values=st.floats(-10, 0)
+    ),
     suite.keyword(suite.Number, sim, "central_lr"),
-    suite.keyword(suite.OutOfRange, sim, "central_lr", id="simulate.central_lr<=0",
-                  values=st.floats(-10, 0)),
+    suite.keyword(
+        suite.OutOfRange, sim, "central_lr", id="simulate.central_lr<=0", values=st.floats(-10, 0)
+    ),
     suite.keyword(suite.Option, sim, "central_optimizer", valid=frozenset({"sgd", "adam"})),
     suite.keyword(suite.Option, sim, "weighting", valid=frozenset({"uniform", "examples"})),
     suite.keyword(suite.Values, sim, "privacy", bad=((3, TypeError), ("dp", TypeError))),
     suite.keyword(suite.Int, sim, "n_workers", minimum=1),
     suite.keyword(suite.Int, sim, "seed", minimum=0),
-    suite.Mismatch("simulate.noise_cohort<cohort", "noise_cohort_size",
-                   lambda: sim(privacy=gauss(noise_cohort_size=1))),
-    suite.Mismatch("simulate.examples+privacy", "weighting",
-                   lambda: sim(privacy=gauss(), weighting="examples")),
+    suite.Mismatch(
+        "simulate.noise_cohort<cohort",
+        "noise_cohort_size",
+        lambda: sim(privacy=gauss(noise_cohort_size=1)),
+    ),
+    suite.Mismatch(
+        "simulate.examples+privacy", "weighting", lambda: sim(privacy=gauss(), weighting="examples")
+    ),
     # CentralGaussian
     suite.keyword(suite.Number, gauss, "clip_bound"),
-    suite.keyword(suite.OutOfRange, gauss, "clip_bound", id="CentralGaussian.clip_bound<=0",
-                  values=st.floats(-5, 0)),
+    suite.keyword(
+        suite.OutOfRange,
+        gauss,
+        "clip_bound",
+        id="CentralGaussian.clip_bound<=0",
+        values=st.floats(-5, 0),
+    ),
     suite.keyword(suite.Number, gauss, "noise_multiplier"),
-    suite.keyword(suite.OutOfRange, gauss, "noise_multiplier", id="CentralGaussian.sigma<0",
-                  values=st.floats(-5, -1e-3)),
+    suite.keyword(
+        suite.OutOfRange,
+        gauss,
+        "noise_multiplier",
+        id="CentralGaussian.sigma<0",
+        values=st.floats(-5, -1e-3),
+    ),
     suite.keyword(suite.Int, gauss, "noise_cohort_size", minimum=1, none_ok=True),
     suite.keyword(suite.Flag, gauss, "adaptive"),
     suite.keyword(suite.Number, gauss, "target_quantile"),
-    suite.keyword(suite.OutOfRange, gauss, "target_quantile", id="CentralGaussian.quantile>1",
-                  values=st.floats(1.01, 10)),
+    suite.keyword(
+        suite.OutOfRange,
+        gauss,
+        "target_quantile",
+        id="CentralGaussian.quantile>1",
+        values=st.floats(1.01, 10),
+    ),
     suite.keyword(suite.Number, gauss, "clip_lr"),
     suite.keyword(suite.Number, gauss, "indicator_noise_std", none_ok=True),
-    suite.Array("CentralGaussian.aggregate.deltas", "deltas", lambda v: gauss().aggregate(v),
-                shape=(3, 4), ndims=(2,)),
-    suite.keyword(suite.Number, gauss().aggregate, "clip_bound", np.ones((2, 3)), none_ok=True,
-                  id="CentralGaussian.aggregate.clip_bound"),
-    suite.keyword(suite.Values, gauss().aggregate, "generator", np.ones((2, 3)),
-                  id="CentralGaussian.aggregate.generator", bad=(("abc", TypeError), (3, TypeError))),
-    suite.Mismatch("CentralGaussian.aggregate.cohort>noise_cohort", "noise_cohort_size",
-                   lambda: gauss(noise_cohort_size=2).aggregate(np.ones((3, 2)))),
-    suite.keyword(suite.Number, ps.CentralGaussian.from_budget, "epsilon",
-                  kwargs={**BUDGET, "population": 100}, id="CentralGaussian.from_budget.epsilon"),
-    suite.keyword(suite.Int, ps.CentralGaussian.from_budget, "population", 2.0, kwargs=BUDGET,
-                  minimum=1, id="CentralGaussian.from_budget.population"),
-    suite.Mismatch("CentralGaussian.from_budget.population<cohort", "population",
-                   lambda: ps.CentralGaussian.from_budget(2.0, delta=1e-5, cohort_size=20,
-                                                          population=10, rounds=2, clip_bound=1.0)),
+    suite.Array(
+        "CentralGaussian.aggregate.deltas",
+        "deltas",
+        lambda v: gauss().aggregate(v),
+        shape=(3, 4),
+        ndims=(2,),
+    ),
+    suite.keyword(
+        suite.Number,
+        gauss().aggregate,
+        "clip_bound",
+        np.ones((2, 3)),
+        none_ok=True,
+        id="CentralGaussian.aggregate.clip_bound",
+    ),
+    suite.keyword(
+        suite.Values,
+        gauss().aggregate,
+        "generator",
+        np.ones((2, 3)),
+        id="CentralGaussian.aggregate.generator",
+        bad=(("abc", TypeError), (3, TypeError)),
+    ),
+    suite.Mismatch(
+        "CentralGaussian.aggregate.cohort>noise_cohort",
+        "noise_cohort_size",
+        lambda: gauss(noise_cohort_size=2).aggregate(np.ones((3, 2))),
+    ),
+    suite.keyword(
+        suite.Number,
+        ps.CentralGaussian.from_budget,
+        "epsilon",
+        kwargs={**BUDGET, "population": 100},
+        id="CentralGaussian.from_budget.epsilon",
+    ),
+    suite.keyword(
+        suite.Int,
+        ps.CentralGaussian.from_budget,
+        "population",
+        2.0,
+        kwargs=BUDGET,
+        minimum=1,
+        id="CentralGaussian.from_budget.population",
+    ),
+    suite.Mismatch(
+        "CentralGaussian.from_budget.population<cohort",
+        "population",
+        lambda: ps.CentralGaussian.from_budget(
+            2.0, delta=1e-5, cohort_size=20, population=10, rounds=2, clip_bound=1.0
+        ),
+    ),
     # accountants
     suite.keyword(suite.Number, ps.compute_epsilon, "noise_multiplier", kwargs=EPS),
-    suite.keyword(suite.Number, ps.compute_epsilon, "sampling_prob", 1.0,
-                  kwargs={"steps": 3, "delta": 1e-5}),
-    suite.keyword(suite.OutOfRange, ps.compute_epsilon, "sampling_prob", 1.0,
-                  kwargs={"steps": 3, "delta": 1e-5}, id="compute_epsilon.q_out",
-                  values=st.sampled_from([0.0, -0.1, 1.5])),
-    suite.keyword(suite.Int, ps.compute_epsilon, "steps", 1.0,
-                  kwargs={"sampling_prob": 0.1, "delta": 1e-5}, minimum=1),
-    suite.keyword(suite.Number, ps.compute_epsilon, "delta", 1.0,
-                  kwargs={"sampling_prob": 0.1, "steps": 3}),
-    suite.keyword(suite.OutOfRange, ps.compute_epsilon, "delta", 1.0,
-                  kwargs={"sampling_prob": 0.1, "steps": 3}, id="compute_epsilon.delta_out",
-                  values=st.sampled_from([0.0, 1.0, -1e-5, 2.0])),
-    suite.keyword(suite.Option, ps.compute_epsilon, "accountant", 1.0, kwargs=EPS,
-                  valid=frozenset({"pld", "rdp", "prv"})),
+    suite.keyword(
+        suite.Number, ps.compute_epsilon, "sampling_prob", 1.0, kwargs={"steps": 3, "delta": 1e-5}
+    ),
+    suite.keyword(
+        suite.OutOfRange,
+        ps.compute_epsilon,
+        "sampling_prob",
+        1.0,
+        kwargs={"steps": 3, "delta": 1e-5},
+        id="compute_epsilon.q_out",
+        values=st.sampled_from([0.0, -0.1, 1.5]),
+    ),
+    suite.keyword(
+        suite.Int,
+        ps.compute_epsilon,
+        "steps",
+        1.0,
+        kwargs={"sampling_prob": 0.1, "delta": 1e-5},
+        minimum=1,
+    ),
+    suite.keyword(
+        suite.Number, ps.compute_epsilon, "delta", 1.0, kwargs={"sampling_prob": 0.1, "steps": 3}
+    ),
+    suite.keyword(
+        suite.OutOfRange,
+        ps.compute_epsilon,
+        "delta",
+        1.0,
+        kwargs={"sampling_prob": 0.1, "steps": 3},
+        id="compute_epsilon.delta_out",
+        values=st.sampled_from([0.0, 1.0, -1e-5, 2.0]),
+    ),
+    suite.keyword(
+        suite.Option,
+        ps.compute_epsilon,
+        "accountant",
+        1.0,
+        kwargs=EPS,
+        valid=frozenset({"pld", "rdp", "prv"}),
+    ),
     suite.keyword(suite.Number, ps.compute_epsilon, "discretization", 1.0, kwargs=EPS),
-    suite.keyword(suite.Number, ps.compute_noise_multiplier, "epsilon",
-                  kwargs={**EPS, "accountant": "rdp"}),
-    suite.keyword(suite.OutOfRange, ps.compute_noise_multiplier, "epsilon",
-                  kwargs={**EPS, "accountant": "rdp"}, id="compute_noise_multiplier.eps<=0",
-                  values=st.floats(-5, 0)),
-    suite.keyword(suite.Int, ps.compute_noise_multiplier, "steps", 1.0,
-                  kwargs={"sampling_prob": 0.1, "delta": 1e-5, "accountant": "rdp"}, minimum=1),
-    suite.keyword(suite.Number, ps.compute_noise_multiplier, "tolerance", 1.0,
-                  kwargs={**EPS, "accountant": "rdp"}),
+    suite.keyword(
+        suite.Number, ps.compute_noise_multiplier, "epsilon", kwargs={**EPS, "accountant": "rdp"}
+    ),
+    suite.keyword(
+        suite.OutOfRange,
+        ps.compute_noise_multiplier,
+        "epsilon",
+        kwargs={**EPS, "accountant": "rdp"},
+        id="compute_noise_multiplier.eps<=0",
+        values=st.floats(-5, 0),
+    ),
+    suite.keyword(
+        suite.Int,
+        ps.compute_noise_multiplier,
+        "steps",
+        1.0,
+        kwargs={"sampling_prob": 0.1, "delta": 1e-5, "accountant": "rdp"},
+        minimum=1,
+    ),
+    suite.keyword(
+        suite.Number,
+        ps.compute_noise_multiplier,
+        "tolerance",
+        1.0,
+        kwargs={**EPS, "accountant": "rdp"},
+    ),
     suite.keyword(suite.Number, ps.compute_rdp, "noise_multiplier", kwargs={"sampling_prob": 0.1}),
-    suite.keyword(suite.Values, ps.compute_rdp, "orders", 1.0, kwargs={"sampling_prob": 0.1},
-                  bad=(([], ValueError), ([0.5, 2], ValueError), ([2, np.inf], ValueError))),
+    suite.keyword(
+        suite.Values,
+        ps.compute_rdp,
+        "orders",
+        1.0,
+        kwargs={"sampling_prob": 0.1},
+        bad=(([], ValueError), ([0.5, 2], ValueError), ([2, np.inf], ValueError)),
+    ),
 ]
 
 globals().update(suite.bad_input_suite(CASES))

@@ -5,12 +5,16 @@ dp-accounting is an unlocked peer (it pins attrs < 24): `nox -s tests_extras` in
 from __future__ import annotations
 
 import pytest
-
 from pfl_sim import RDP_ORDERS, compute_epsilon, compute_noise_multiplier
 
 dp_accounting = pytest.importorskip("dp_accounting")
 
-CASES = [(1.0, 0.01, 1000, 1e-6), (0.8, 0.05, 200, 1e-5), (2.0, 0.001, 500, 1e-6), (1.0, 1.0, 10, 1e-5)]
+CASES = [
+    (1.0, 0.01, 1000, 1e-6),
+    (0.8, 0.05, 200, 1e-5),
+    (2.0, 0.001, 500, 1e-6),
+    (1.0, 1.0, 10, 1e-5),
+]
 
 
 def reference(sigma, q, steps, delta, kind):

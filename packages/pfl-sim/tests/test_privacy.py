@@ -7,7 +7,6 @@ import math
 import numpy as np
 import pytest
 import torch
-
 from pfl_sim import CentralGaussian, compute_epsilon
 
 
@@ -31,8 +30,9 @@ def test_clipped_updates_have_norm_at_most_c():
 def test_noise_std_is_sigma_c_noise_scale_within_2_percent():
     m, big = 2, 40  # noise_scale = m / C_noise = 0.05
     mech = CentralGaussian(clip_bound=0.7, noise_multiplier=1.5, noise_cohort_size=big)
-    out = mech.aggregate(torch.zeros(m, 100_000, dtype=torch.float64),
-                         generator=torch.Generator().manual_seed(1))
+    out = mech.aggregate(
+        torch.zeros(m, 100_000, dtype=torch.float64), generator=torch.Generator().manual_seed(1)
+    )
     summed_noise = out.mean * m
     expected = 1.5 * 0.7 * m / big
     assert float(summed_noise.std()) == pytest.approx(expected, rel=0.02)
@@ -62,7 +62,9 @@ def test_noisy_mean_is_unbiased_for_the_clipped_mean():
 
 
 def test_adaptive_noise_split_follows_andrew_et_al():
-    mech = CentralGaussian(clip_bound=1.0, noise_multiplier=1.0, adaptive=True, indicator_noise_std=5.0)
+    mech = CentralGaussian(
+        clip_bound=1.0, noise_multiplier=1.0, adaptive=True, indicator_noise_std=5.0
+    )
     z = mech.delta_noise_multiplier(50)
     assert 1 / z**2 + 1 / (2 * 5.0) ** 2 == pytest.approx(1.0)  # 1/sigma^2 is split
     assert CentralGaussian(clip_bound=1.0, noise_multiplier=1.0).delta_noise_multiplier(50) == 1.0
@@ -74,8 +76,13 @@ def test_adaptive_noise_split_follows_andrew_et_al():
 
 def test_adaptive_clipping_converges_to_the_median_norm():
     rng = np.random.default_rng(0)
-    mech = CentralGaussian(clip_bound=10.0, noise_multiplier=1.0, adaptive=True,
-                           target_quantile=0.5, indicator_noise_std=10.0)
+    mech = CentralGaussian(
+        clip_bound=10.0,
+        noise_multiplier=1.0,
+        adaptive=True,
+        target_quantile=0.5,
+        indicator_noise_std=10.0,
+    )
     gen = torch.Generator().manual_seed(0)
     c, fractions = 10.0, []
     for _ in range(300):
@@ -99,15 +106,23 @@ def test_adaptive_step_direction():
 
 def test_from_budget_spends_at_most_epsilon():
     mech = CentralGaussian.from_budget(
-        4.0, delta=1e-5, cohort_size=20, population=2000, rounds=50, clip_bound=0.5,
-        noise_cohort_size=100, accountant="rdp",
+        4.0,
+        delta=1e-5,
+        cohort_size=20,
+        population=2000,
+        rounds=50,
+        clip_bound=0.5,
+        noise_cohort_size=100,
+        accountant="rdp",
     )
     assert isinstance(mech, CentralGaussian) and mech.clip_bound == 0.5
     kw = {"sampling_prob": 100 / 2000, "steps": 50, "delta": 1e-5, "accountant": "rdp"}
     assert compute_epsilon(mech.noise_multiplier, **kw) <= 4.0
     assert compute_epsilon(mech.noise_multiplier / 1.001, **kw) > 4.0
-    assert mech.epsilon(delta=1e-5, cohort_size=20, population=2000, rounds=50,
-                        accountant="rdp") <= 4.0
+    assert (
+        mech.epsilon(delta=1e-5, cohort_size=20, population=2000, rounds=50, accountant="rdp")
+        <= 4.0
+    )
 
 
 def test_mechanism_is_frozen_and_keyword_only():

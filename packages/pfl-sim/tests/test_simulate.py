@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from pfl_sim import CentralGaussian, simulate
 
 D = 4
@@ -84,10 +83,21 @@ def naive_fedavg(users, w, b, history, *, epochs, batch, lr, central_lr):
 def test_local_epochs_and_minibatches_match_a_naive_loop():
     users = make_users(sizes=[7] * 12)
     model = make_model()
-    res = simulate(model, mse, users, rounds=3, cohort_size=4, local_epochs=3,
-                   local_batch_size=3, local_lr=0.02, central_lr=0.7, seed=5)
-    w, b = naive_fedavg(users, *weights(model), res.history, epochs=3, batch=3, lr=0.02,
-                        central_lr=0.7)
+    res = simulate(
+        model,
+        mse,
+        users,
+        rounds=3,
+        cohort_size=4,
+        local_epochs=3,
+        local_batch_size=3,
+        local_lr=0.02,
+        central_lr=0.7,
+        seed=5,
+    )
+    w, b = naive_fedavg(
+        users, *weights(model), res.history, epochs=3, batch=3, lr=0.02, central_lr=0.7
+    )
     fw, fb = final(res)
     np.testing.assert_allclose(fw, w, atol=1e-10, rtol=0)
     np.testing.assert_allclose(fb, b, atol=1e-10, rtol=0)
@@ -96,8 +106,16 @@ def test_local_epochs_and_minibatches_match_a_naive_loop():
 def test_fedadam_matches_a_hand_written_adam_on_the_pseudo_gradient():
     users = make_users()
     model = make_model()
-    res = simulate(model, mse, users, rounds=3, cohort_size=4, local_lr=0.05,
-                   central_lr=0.01, central_optimizer="adam")
+    res = simulate(
+        model,
+        mse,
+        users,
+        rounds=3,
+        cohort_size=4,
+        local_lr=0.05,
+        central_lr=0.01,
+        central_optimizer="adam",
+    )
     theta = np.concatenate(weights(model))
     m1, v1 = np.zeros_like(theta), np.zeros_like(theta)
     for t, rec in enumerate(res.history, start=1):
@@ -170,8 +188,9 @@ def test_an_initialised_group_is_used_as_is(tmp_path):
     users = make_users()
     model = make_model()
     alone = simulate(model, mse, users, rounds=2, cohort_size=3)
-    dist.init_process_group("gloo", init_method=f"file://{tmp_path / 'store'}", rank=0,
-                            world_size=1)
+    dist.init_process_group(
+        "gloo", init_method=f"file://{tmp_path / 'store'}", rank=0, world_size=1
+    )
     try:
         grouped = simulate(model, mse, users, rounds=2, cohort_size=3)
         with pytest.raises(ValueError, match="n_workers"):
@@ -205,8 +224,9 @@ def test_noise_in_simulation_has_the_mechanisms_std():
     model = torch.nn.Linear(D, 500).double()  # many coordinates for a std estimate
     priv = CentralGaussian(clip_bound=1e-9, noise_multiplier=2.0, noise_cohort_size=40)
     before = torch.cat([p.detach().ravel() for p in model.parameters()])
-    res = simulate(model, lambda p, y: ((p - y) ** 2).mean(), users, rounds=1, cohort_size=4,
-                   privacy=priv)
+    res = simulate(
+        model, lambda p, y: ((p - y) ** 2).mean(), users, rounds=1, cohort_size=4, privacy=priv
+    )
     after = torch.cat([res.state_dict["weight"].ravel(), res.state_dict["bias"].ravel()])
     step = (after - before).numpy()  # = clipped mean (<= 1e-9) + noise / m
     expected = 2.0 * 1e-9 * (4 / 40) / 4
@@ -215,8 +235,10 @@ def test_noise_in_simulation_has_the_mechanisms_std():
 
 
 def test_float32_and_numpy_users_work():
-    users = {k: (x.numpy().astype(np.float32), y.numpy().astype(np.float32))
-             for k, (x, y) in make_users().items()}
+    users = {
+        k: (x.numpy().astype(np.float32), y.numpy().astype(np.float32))
+        for k, (x, y) in make_users().items()
+    }
     model = make_model(torch.float32)
     res = simulate(model, mse, users, rounds=2, cohort_size=3)
     assert res.state_dict["weight"].dtype == torch.float32
@@ -231,5 +253,12 @@ def test_training_reduces_the_loss():
 
 def test_examples_weighting_with_privacy_is_refused():
     with pytest.raises(ValueError, match="weighting"):
-        simulate(make_model(), mse, make_users(), rounds=1, cohort_size=2, weighting="examples",
-                 privacy=CentralGaussian(clip_bound=1, noise_multiplier=1))
+        simulate(
+            make_model(),
+            mse,
+            make_users(),
+            rounds=1,
+            cohort_size=2,
+            weighting="examples",
+            privacy=CentralGaussian(clip_bound=1, noise_multiplier=1),
+        )

@@ -79,10 +79,15 @@ def compute_rdp(noise_multiplier, *, sampling_prob, orders=RDP_ORDERS) -> np.nda
     sigma = check_float(noise_multiplier, "noise_multiplier", minimum=0.0, min_inclusive=False)
     q = check_probability(sampling_prob, "sampling_prob", allow_zero=False)
     orders = np.atleast_1d(np.asarray(orders, dtype=np.float64))
-    if orders.ndim != 1 or orders.size == 0 or not np.all(orders > 1) or not np.all(
-        np.isfinite(orders)
+    if (
+        orders.ndim != 1
+        or orders.size == 0
+        or not np.all(orders > 1)
+        or not np.all(np.isfinite(orders))
     ):
-        raise ValueError(f"orders must be a non-empty 1-d sequence of finite orders > 1, got {orders}")
+        raise ValueError(
+            f"orders must be a non-empty 1-d sequence of finite orders > 1, got {orders}"
+        )
     out = np.empty(orders.size)
     for n, a in enumerate(orders):
         if q == 1.0:
@@ -178,7 +183,9 @@ def _single_step(sigma: float, q: float, h: float, direction: str, kind: str) ->
     zq = -float(special.ndtri(math.exp(_LOG_TAIL)))  # ~ 9.9: z quantile of the truncation
 
     def loss_of_z(z):
-        return np.logaddexp(math.log1p(-q) if q < 1 else -np.inf, math.log(q) + (2 * z - 1) / (2 * sigma**2))
+        return np.logaddexp(
+            math.log1p(-q) if q < 1 else -np.inf, math.log(q) + (2 * z - 1) / (2 * sigma**2)
+        )
 
     if direction == "remove":
         lo_l, hi_l = float(loss_of_z(-zq * sigma)), float(loss_of_z(1 + zq * sigma))
@@ -324,8 +331,12 @@ def compute_noise_multiplier(
     # bracket: the RDP sigma (cheap) is an upper bound for PLD's; grow / shrink geometrically
     hi = 1.0
     if accountant != "rdp":
-        hi = max(compute_noise_multiplier(eps, sampling_prob=q, steps=steps, delta=delta,
-                                          accountant="rdp", tolerance=0.05), 1e-3)
+        hi = max(
+            compute_noise_multiplier(
+                eps, sampling_prob=q, steps=steps, delta=delta, accountant="rdp", tolerance=0.05
+            ),
+            1e-3,
+        )
     lo = hi / 2
     while not ok(hi):
         lo, hi = hi, hi * 2

@@ -98,7 +98,10 @@ class CentralGaussian:
                 self,
                 "indicator_noise_std",
                 check_float(
-                    self.indicator_noise_std, "indicator_noise_std", minimum=0.0, min_inclusive=False
+                    self.indicator_noise_std,
+                    "indicator_noise_std",
+                    minimum=0.0,
+                    min_inclusive=False,
                 ),
             )
 
@@ -177,14 +180,20 @@ class CentralGaussian:
         """
         check_option(accountant, "accountant", ACCOUNTANTS)
         probe = cls(
-            clip_bound=clip_bound, noise_multiplier=1.0, noise_cohort_size=noise_cohort_size, **options
+            clip_bound=clip_bound,
+            noise_multiplier=1.0,
+            noise_cohort_size=noise_cohort_size,
+            **options,
         )
         q = probe.sampling_prob(cohort_size, population)
         sigma = compute_noise_multiplier(
             epsilon, sampling_prob=q, steps=rounds, delta=delta, accountant=accountant
         )
         return cls(
-            clip_bound=clip_bound, noise_multiplier=sigma, noise_cohort_size=noise_cohort_size, **options
+            clip_bound=clip_bound,
+            noise_multiplier=sigma,
+            noise_cohort_size=noise_cohort_size,
+            **options,
         )
 
     # ------------------------------------------------------------------------ aggregation
@@ -195,9 +204,9 @@ class CentralGaussian:
         scale = self.noise_scale(m)
         std_sum = self.delta_noise_multiplier(m) * clip_bound * scale
         if std_sum > 0:
-            noise = torch.randn(
-                clipped_sum.shape, generator=generator, dtype=clipped_sum.dtype
-            ).to(clipped_sum.device)
+            noise = torch.randn(clipped_sum.shape, generator=generator, dtype=clipped_sum.dtype).to(
+                clipped_sum.device
+            )
             noise.mul_(std_sum)
             noise_norm = float(noise.norm())
             snr = float(clipped_sum.norm()) / noise_norm if noise_norm > 0 else math.inf
@@ -227,8 +236,10 @@ class CentralGaussian:
             d = check_tensor(deltas, "deltas", ndim=2)
         else:
             d = torch.as_tensor(check_array(deltas, "deltas", ndim=2))
-        c = self.clip_bound if clip_bound is None else check_float(
-            clip_bound, "clip_bound", minimum=0.0, min_inclusive=False
+        c = (
+            self.clip_bound
+            if clip_bound is None
+            else check_float(clip_bound, "clip_bound", minimum=0.0, min_inclusive=False)
         )
         generator = check_generator(generator, "generator")
         m = d.shape[0]
@@ -252,4 +263,3 @@ def _check_privacy(privacy):
     if privacy is not None and not isinstance(privacy, CentralGaussian):
         raise TypeError(f"privacy must be None or a CentralGaussian, got {describe(privacy)}")
     return privacy
-

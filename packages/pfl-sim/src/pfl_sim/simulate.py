@@ -147,9 +147,7 @@ class _Simulation:
                 opt.zero_grad(set_to_none=True)
                 loss = self.loss_fn(self.model(x[s : s + b]), y[s : s + b])
                 if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
-                    raise ValueError(
-                        f"loss_fn must return a scalar tensor, got {describe(loss)}"
-                    )
+                    raise ValueError(f"loss_fn must return a scalar tensor, got {describe(loss)}")
                 loss.backward()
                 opt.step()
                 losses.append(float(loss.detach()))
@@ -398,4 +396,3 @@ def simulate(
         else:
             state, history = _spawn(sim, n_workers)
     return SimulationResult(state_dict=state, history=history)
-
