@@ -118,7 +118,7 @@ def gaussian(args):
 def accountants(args):
     import pfl_sim
 
-    kw = {"sampling_prob": 0.01, "steps": 100 if args.quick else 1000, "delta": 1e-6}
+    kw = {"sampling_prob": 0.01, "steps": 10 if args.quick else 1000, "delta": 1e-6}
     sigma = pfl_sim.compute_noise_multiplier(2.0, **kw)
     e1 = pfl_sim.compute_epsilon(sigma, **kw)
     e099 = pfl_sim.compute_epsilon(0.99 * sigma, **kw)

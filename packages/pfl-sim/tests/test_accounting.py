@@ -103,10 +103,11 @@ def test_pld_tighter_than_rdp_and_prv_close_to_pld():
 
 
 def test_noise_multiplier_is_the_smallest_to_a_tenth_of_a_percent():
-    kw = {"sampling_prob": 0.05, "steps": 8, "delta": 1e-5}
+    kw = {"sampling_prob": 0.05, "steps": 8, "delta": 1e-5, "discretization": 1e-3}
     sigma = compute_noise_multiplier(2.0, **kw)
     assert compute_epsilon(sigma, **kw) <= 2.0
     assert compute_epsilon(sigma / 1.001, **kw) > 2.0
+    kw.pop("discretization")
     sigma_rdp = compute_noise_multiplier(2.0, accountant="rdp", **kw)
     assert compute_epsilon(sigma_rdp, accountant="rdp", **kw) <= 2.0
     assert compute_epsilon(sigma_rdp / 1.001, accountant="rdp", **kw) > 2.0

@@ -325,8 +325,8 @@ def compute_noise_multiplier(
     )
     tol = check_float(tolerance, "tolerance", minimum=0.0, maximum=0.5, min_inclusive=False)
 
-    def ok(sigma):
-        return _epsilon(sigma, q, steps, delta, accountant, h) <= eps
+    def eps_of(sigma):
+        return _epsilon(sigma, q, steps, delta, accountant, h)
 
     # bracket: the RDP sigma (cheap) is an upper bound for PLD's; grow / shrink geometrically
     hi = 1.0
@@ -337,15 +337,40 @@ def compute_noise_multiplier(
             ),
             1e-3,
         )
-    lo = hi / 2
-    while not ok(hi):
-        lo, hi = hi, hi * 2
+    e_hi = eps_of(hi)
+    while e_hi > eps:
+        hi *= 2
         if hi > 1e6:
             raise ValueError(f"epsilon={eps} is not reachable with sigma <= 1e6 (delta={delta})")
-    while ok(lo):
-        hi, lo = lo, lo / 2
+        e_hi = eps_of(hi)
+    lo = hi / 1.25
+    e_lo = eps_of(lo)
+    while e_lo <= eps:
+        hi, e_hi, lo = lo, e_lo, lo / 2
         if lo < 1e-4:
             return hi
+        e_lo = eps_of(lo)
+    # invariant: eps(lo) > epsilon >= eps(hi). Interpolate log eps in log sigma, then probe just
+    # either side of the estimate so that the bracket usually closes in two or three steps.
+    while hi / lo > 1 + tol:
+        est = math.sqrt(lo * hi)
+        if 0 < e_hi < e_lo < math.inf:
+            t = (math.log(e_lo) - math.log(eps)) / (math.log(e_lo) - math.log(e_hi))
+            est = lo * (hi / lo) ** min(max(t, 0.05), 0.95)
+        up = min(est * (1 + tol / 3), hi)
+        e_up = eps_of(up)
+        if e_up > eps:
+            lo, e_lo = up, e_up
+            continue
+        hi, e_hi = up, e_up
+        down = max(est / (1 + tol / 3), lo)
+        if hi / down > 1 + tol / 10:
+            e_down = eps_of(down)
+            if e_down > eps:
+                lo, e_lo = down, e_down
+            else:
+                hi, e_hi = down, e_down
+    return hi
     while hi / lo > 1 + tol:
         mid = math.sqrt(lo * hi)
         if ok(mid):
