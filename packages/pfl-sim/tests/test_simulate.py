@@ -40,6 +40,11 @@ def grad_mse(w, b, x, y):
     return 2 * x.T @ r / len(y), np.array([2 * r.mean()])
 
 
+def cohort_xy(users, rec):
+    """The round's users' data as numpy (x, y) pairs, in cohort order."""
+    return [(users[u][0].numpy(), users[u][1].numpy().ravel()) for u in rec["cohort"]]
+
+
 def final(result):
     return result.state_dict["weight"].numpy().ravel(), result.state_dict["bias"].numpy()
 
@@ -52,8 +57,7 @@ def test_fedavg_one_full_batch_step_is_centralised_gd(weighting):
     w, b = weights(model)
     for rec in res.history:  # reference: GD on the cohort's per-user mean losses, closed form
         gw, gb, tot = np.zeros(D), np.zeros(1), 0.0
-        for u in rec["cohort"]:
-            x, y = users[u][0].numpy(), users[u][1].numpy().ravel()
+        for x, y in cohort_xy(users, rec):
             a = len(y) if weighting == "examples" else 1.0
             g = grad_mse(w, b, x, y)
             gw, gb, tot = gw + a * g[0], gb + a * g[1], tot + a
@@ -67,8 +71,7 @@ def naive_fedavg(users, w, b, history, *, epochs, batch, lr, central_lr):
     """An independent loop: local minibatch SGD in numpy, in order, plain mean of deltas."""
     for rec in history:
         deltas = []
-        for u in rec["cohort"]:
-            x, y = users[u][0].numpy(), users[u][1].numpy().ravel()
+        for x, y in cohort_xy(users, rec):
             lw, lb = w.copy(), b.copy()
             for _ in range(epochs):
                 for s in range(0, len(y), batch):
@@ -83,18 +86,8 @@ def naive_fedavg(users, w, b, history, *, epochs, batch, lr, central_lr):
 def test_local_epochs_and_minibatches_match_a_naive_loop():
     users = make_users(sizes=[7] * 12)
     model = make_model()
-    res = simulate(
-        model,
-        mse,
-        users,
-        rounds=3,
-        cohort_size=4,
-        local_epochs=3,
-        local_batch_size=3,
-        local_lr=0.02,
-        central_lr=0.7,
-        seed=5,
-    )
+    opts = {"local_epochs": 3, "local_batch_size": 3, "local_lr": 0.02, "central_lr": 0.7}
+    res = simulate(model, mse, users, rounds=3, cohort_size=4, seed=5, **opts)
     w, b = naive_fedavg(
         users, *weights(model), res.history, epochs=3, batch=3, lr=0.02, central_lr=0.7
     )
@@ -106,22 +99,13 @@ def test_local_epochs_and_minibatches_match_a_naive_loop():
 def test_fedadam_matches_a_hand_written_adam_on_the_pseudo_gradient():
     users = make_users()
     model = make_model()
-    res = simulate(
-        model,
-        mse,
-        users,
-        rounds=3,
-        cohort_size=4,
-        local_lr=0.05,
-        central_lr=0.01,
-        central_optimizer="adam",
-    )
+    opts = {"local_lr": 0.05, "central_lr": 0.01, "central_optimizer": "adam"}
+    res = simulate(model, mse, users, rounds=3, cohort_size=4, **opts)
     theta = np.concatenate(weights(model))
     m1, v1 = np.zeros_like(theta), np.zeros_like(theta)
     for t, rec in enumerate(res.history, start=1):
         g = np.zeros_like(theta)
-        for u in rec["cohort"]:
-            x, y = users[u][0].numpy(), users[u][1].numpy().ravel()
+        for x, y in cohort_xy(users, rec):
             gw, gb = grad_mse(theta[:D], theta[D:], x, y)
             g += np.concatenate([gw, gb]) * 0.05 / len(rec["cohort"])  # = -mean delta
         m1 = 0.9 * m1 + 0.1 * g
@@ -209,8 +193,7 @@ def test_privacy_matches_hand_clipped_noiseless_fedavg():
     w, b = weights(model)
     for rec in res.history:
         acc = np.zeros(D + 1)
-        for u in rec["cohort"]:
-            x, y = users[u][0].numpy(), users[u][1].numpy().ravel()
+        for x, y in cohort_xy(users, rec):
             gw, gb = grad_mse(w, b, x, y)
             d = -0.05 * np.concatenate([gw, gb])
             acc += d * min(1.0, 0.05 / np.linalg.norm(d))

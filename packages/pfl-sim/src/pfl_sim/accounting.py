@@ -371,10 +371,3 @@ def compute_noise_multiplier(
             else:
                 hi, e_hi = down, e_down
     return hi
-    while hi / lo > 1 + tol:
-        mid = math.sqrt(lo * hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
