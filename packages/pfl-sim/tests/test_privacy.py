@@ -125,3 +125,12 @@ def test_mechanism_is_frozen_and_keyword_only():
         mech.clip_bound = 2.0
     with pytest.raises(TypeError):
         CentralGaussian(1.0, 1.0)
+
+
+def test_from_budget_accepts_sampling_prob_and_steps():
+    common = {"delta": 1e-5, "cohort_size": 20, "clip_bound": 0.5, "accountant": "rdp"}
+    a = CentralGaussian.from_budget(4.0, population=2000, rounds=50, **common)
+    b = CentralGaussian.from_budget(4.0, sampling_prob=0.01, steps=50, **common)
+    assert a.noise_multiplier == b.noise_multiplier
+    with pytest.raises(TypeError, match="population"):
+        CentralGaussian.from_budget(4.0, rounds=50, **common)

@@ -166,17 +166,20 @@ class CentralGaussian:
         *,
         delta,
         cohort_size,
-        population,
-        rounds,
+        population=None,
+        rounds=None,
         clip_bound,
         noise_cohort_size=None,
         accountant="pld",
+        sampling_prob=None,
+        steps=None,
         **options,
     ) -> CentralGaussian:
         """The mechanism with the smallest sigma (to 0.1%) that spends at most ``epsilon``.
 
-        ``q = max(cohort_size, noise_cohort_size) / population`` and ``rounds`` compositions;
-        ``options`` are the adaptive-clipping fields (``adaptive``, ``target_quantile``, ...).
+        ``q = max(cohort_size, noise_cohort_size) / population`` (or give ``sampling_prob``
+        directly) and ``rounds`` compositions (``steps`` is accepted as a synonym); ``options``
+        are the adaptive-clipping fields (``adaptive``, ``target_quantile``, ...).
         """
         check_option(accountant, "accountant", ACCOUNTANTS)
         probe = cls(
@@ -185,9 +188,21 @@ class CentralGaussian:
             noise_cohort_size=noise_cohort_size,
             **options,
         )
-        q = probe.sampling_prob(cohort_size, population)
+        if (population is None) == (sampling_prob is None):
+            raise TypeError("from_budget needs exactly one of population or sampling_prob")
+        if (rounds is None) == (steps is None):
+            raise TypeError("from_budget needs exactly one of rounds or steps")
+        if population is not None:
+            q = probe.sampling_prob(cohort_size, population)
+        else:
+            probe._check_cohort(cohort_size)
+            q = sampling_prob
         sigma = compute_noise_multiplier(
-            epsilon, sampling_prob=q, steps=rounds, delta=delta, accountant=accountant
+            epsilon,
+            sampling_prob=q,
+            steps=rounds if rounds is not None else steps,
+            delta=delta,
+            accountant=accountant,
         )
         return cls(
             clip_bound=clip_bound,
