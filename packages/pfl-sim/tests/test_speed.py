@@ -8,7 +8,6 @@ import time
 import numpy as np
 import pytest
 import torch
-
 from pfl_sim import simulate
 
 
