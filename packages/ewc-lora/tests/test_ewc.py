@@ -147,7 +147,7 @@ class _Bigram(nn.Module):
 def test_true_fisher_converges_to_the_model_expectation():
     model = _Bigram()
     ids = torch.tensor([2, 0])  # context 2, one target
-    n = 3000
+    n = 600
     fisher = estimate_fisher_diag(
         model, [ids] * n, empirical=False, generator=torch.Generator().manual_seed(0)
     )
