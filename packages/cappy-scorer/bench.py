@@ -62,8 +62,7 @@ def _row(table, scorer, peer, instructions, responses, repeat, label):
 
 
 def run(args):
-    from cappy_scorer import CappyScorer, word_tokenizer
-    from transformers import RobertaConfig
+    from cappy_scorer import CappyScorer, roberta_config, word_tokenizer
 
     rng = np.random.default_rng(0)
     vocab = [f"w{i}" for i in range(500)]
@@ -82,17 +81,8 @@ def run(args):
     )
     configs = [(2, 64, 16)] if args.quick else [(2, 64, 256), (4, 256, 256)]
     for layers, d, n in configs:
-        cfg = RobertaConfig(
-            vocab_size=len(tok),
-            hidden_size=d,
-            num_hidden_layers=layers,
-            num_attention_heads=4,
-            intermediate_size=4 * d,
-            max_position_embeddings=130,
-            type_vocab_size=1,
-            pad_token_id=0,
-            bos_token_id=2,
-            eos_token_id=3,
+        cfg = roberta_config(
+            tok, hidden_size=d, num_layers=layers, num_heads=4, max_length=128, dropout=0.1
         )
         torch.manual_seed(0)
         scorer = CappyScorer.from_config(cfg, tok, max_length=128)

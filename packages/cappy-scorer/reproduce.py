@@ -45,26 +45,12 @@ def _tokenizer():
     return word_tokenizer([" ".join(POS + NEG + NEUTRAL + WORDS + JUNK + CHOICES), "review copy :"])
 
 
-def _scorer(tok, seed, *, d=64, layers=2, heads=2):
-    """A from-scratch RoBERTa scorer (dropout 0), as in the brief's verified runs."""
-    from cappy_scorer import CappyScorer
-    from transformers import RobertaConfig
+def _scorer(tok, seed, *, d=64, heads=2):
+    """A from-scratch 2-layer RoBERTa scorer (dropout 0), as in the brief's verified runs."""
+    from cappy_scorer import CappyScorer, roberta_config
 
-    cfg = RobertaConfig(
-        vocab_size=len(tok),
-        hidden_size=d,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        intermediate_size=4 * d,
-        max_position_embeddings=66,
-        type_vocab_size=1,
-        hidden_dropout_prob=0.0,
-        attention_probs_dropout_prob=0.0,
-        pad_token_id=0,
-        bos_token_id=2,
-        eos_token_id=3,
-    )
     torch.manual_seed(seed)
+    cfg = roberta_config(tok, hidden_size=d, num_heads=heads, max_length=64)
     return CappyScorer.from_config(cfg, tok, max_length=64)
 
 

@@ -17,18 +17,11 @@ def tiny_config(arch, vocab):
 
     ids = dict(pad_token_id=0, bos_token_id=2, eos_token_id=3)
     if arch == "roberta":
-        return transformers.RobertaConfig(
-            vocab_size=vocab,
-            hidden_size=32,
-            num_hidden_layers=2,
-            num_attention_heads=2,
-            intermediate_size=64,
-            max_position_embeddings=80,
-            type_vocab_size=1,
-            hidden_dropout_prob=0.0,
-            attention_probs_dropout_prob=0.0,
-            **ids,
-        )
+        cfg = transformers.RobertaConfig(vocab_size=vocab, type_vocab_size=1, **ids)
+        cfg.update(dict(hidden_size=32, num_attention_heads=2, intermediate_size=64))
+        cfg.update(dict(num_hidden_layers=2, max_position_embeddings=80))
+        cfg.hidden_dropout_prob = cfg.attention_probs_dropout_prob = 0.0
+        return cfg
     if arch == "gpt2":
         return transformers.GPT2Config(
             vocab_size=vocab, n_embd=32, n_head=4, n_layer=2, n_positions=128, **ids

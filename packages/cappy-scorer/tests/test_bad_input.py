@@ -10,6 +10,7 @@ from cappy_scorer import (
     build_training_pairs,
     evaluate_selection,
     generate_candidates,
+    roberta_config,
     rouge_l,
     self_score,
     train_scorer,
@@ -251,6 +252,24 @@ CASES = [
     ),
     suite.keyword(suite.Rng, evaluate_selection, "rng", S, EX),
     suite.keyword(suite.Flag, evaluate_selection, "stem", S, EX),
+    # roberta_config
+    suite.Values("roberta_config.tokenizer", "tokenizer", roberta_config, bad=BAD_TOKENIZER),
+    suite.keyword(suite.Int, roberta_config, "hidden_size", TOK, minimum=1),
+    suite.keyword(suite.Int, roberta_config, "num_layers", TOK, minimum=1),
+    suite.keyword(suite.Int, roberta_config, "num_heads", TOK, minimum=1),
+    suite.keyword(suite.Int, roberta_config, "max_length", TOK, minimum=1),
+    suite.keyword(suite.Number, roberta_config, "dropout", TOK),
+    suite.keyword(
+        suite.OutOfRange,
+        roberta_config,
+        "dropout",
+        TOK,
+        id="roberta_config.dropout_range",
+        values=st.sampled_from([-0.1, 1.0, 2.0]),
+    ),
+    suite.Mismatch(
+        "roberta_config.heads_divide", "num_heads", lambda: roberta_config(TOK, num_heads=3)
+    ),
     # word_tokenizer
     suite.Values("word_tokenizer.texts", "texts", word_tokenizer, bad=NOT_TEXTS),
     suite.keyword(suite.Flag, word_tokenizer, "lowercase", ["a b"]),

@@ -100,3 +100,22 @@ def test_two_label_model_is_refused(tok):
     model = AutoModelForSequenceClassification.from_config(tiny_config("roberta", len(tok)))
     with pytest.raises(ValueError, match="model"):
         CappyScorer(model, tok)
+
+
+def test_roberta_config_fits_the_tokenizer_and_max_length(tok):
+    from cappy_scorer import roberta_config
+
+    cfg = roberta_config(tok, hidden_size=16, num_layers=1, num_heads=4, max_length=12)
+    assert (cfg.vocab_size, cfg.pad_token_id, cfg.hidden_size, cfg.num_attention_heads) == (
+        len(tok),
+        0,
+        16,
+        4,
+    )
+    s = CappyScorer.from_config(cfg, tok, max_length=12)
+    long = " ".join(["one two three"] * 10)
+    assert len(s.tokenizer(long, long, truncation=True, max_length=12)["input_ids"]) == 12
+    assert np.isfinite(s.score([long], [long])).all()  # the last position exists
+    small = CappyScorer.from_config(cfg, tok, max_length=13)
+    with pytest.raises((IndexError, RuntimeError)):  # one more token has no position
+        small.score([long], [long])

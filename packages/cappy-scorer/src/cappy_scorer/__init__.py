@@ -13,7 +13,7 @@ from .llm import (
     self_score,
 )
 from .scorer import CappyScorer, Selection
-from .tokenizer import SPECIAL_TOKENS, word_tokenizer
+from .tokenizer import SPECIAL_TOKENS, roberta_config, word_tokenizer
 from .train import train_scorer
 
 __version__ = _version("cappy-scorer")
@@ -28,6 +28,7 @@ __all__ = [
     "build_training_pairs",
     "evaluate_selection",
     "generate_candidates",
+    "roberta_config",
     "rouge_l",
     "self_score",
     "train_scorer",
