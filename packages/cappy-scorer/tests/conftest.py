@@ -22,21 +22,10 @@ def tiny_config(arch, vocab):
         cfg.update(dict(num_hidden_layers=2, max_position_embeddings=80))
         cfg.hidden_dropout_prob = cfg.attention_probs_dropout_prob = 0.0
         return cfg
-    if arch == "gpt2":
-        return transformers.GPT2Config(
-            vocab_size=vocab, n_embd=32, n_head=4, n_layer=2, n_positions=128, **ids
-        )
-    cls = {"llama": transformers.LlamaConfig, "qwen2": transformers.Qwen2Config}[arch]
-    return cls(
-        vocab_size=vocab,
-        hidden_size=32,
-        intermediate_size=64,
-        num_attention_heads=4,
-        num_key_value_heads=2,
-        num_hidden_layers=2,
-        max_position_embeddings=128,
-        **ids,
-    )
+    from papershelf_harness.tiny_hf import ARCHITECTURES
+
+    cfg_name, _, fields, layers = ARCHITECTURES[arch]  # the harness's tiny decoder families
+    return getattr(transformers, cfg_name)(vocab_size=vocab, **{layers: 2}, **fields, **ids)
 
 
 @pytest.fixture(scope="session")

@@ -44,17 +44,9 @@ def tiny_t5(vocab):
     import transformers
 
     torch.manual_seed(0)
-    cfg = transformers.T5Config(
-        vocab_size=vocab,
-        d_model=32,
-        d_kv=8,
-        d_ff=64,
-        num_layers=1,
-        num_heads=4,
-        pad_token_id=0,
-        eos_token_id=3,
-        decoder_start_token_id=0,
-    )
+    sizes = dict(d_model=32, d_kv=8, d_ff=64, num_layers=1, num_heads=4)
+    ids = dict(pad_token_id=0, eos_token_id=3, decoder_start_token_id=0)
+    cfg = transformers.T5Config(vocab_size=vocab, **sizes, **ids)
     return transformers.T5ForConditionalGeneration(cfg).eval()
 
 
