@@ -45,7 +45,7 @@ def _setup(n_params, n_train=64, n_test=16, d_in=32):
         model,
         loss,
         loader(0, n_train, n_train),
-        loader(0, n_train, 16),
+        loader(0, n_train, n_train),
         loader(n_train, n_train + n_test, 16),
         p,
     )

@@ -193,15 +193,13 @@ class IFExplicit(_InfluenceFunction):
             if int(info) == 0:  # positive definite: the cheap, stable route
                 self._inv.append(torch.cholesky_inverse(chol))
                 continue
-            w, q = torch.linalg.eigh(h)  # indefinite (non-convex models): invert if regular
-            scale = float(w.abs().max()) if w.numel() else 0.0
-            tiny = torch.finfo(h.dtype).eps * scale
-            if scale == 0.0 or float(w.abs().min()) <= tiny:
+            inv, info = torch.linalg.inv_ex(h)  # indefinite (non-convex models)
+            if int(info) != 0 or not bool(torch.isfinite(inv).all()):
                 raise ValueError(
-                    f"regularization={self.regularization}: H + regularization*I is singular "
-                    f"(smallest |eigenvalue| {float(w.abs().min()):.3g}); use regularization > 0"
+                    f"regularization={self.regularization}: H + regularization*I is singular; "
+                    "use regularization > 0"
                 )
-            self._inv.append((q / w) @ q.T)
+            self._inv.append(inv)
 
     def hessian(self, checkpoint: int = 0) -> torch.Tensor:
         """The mean loss Hessian ``[n_params, n_params]`` of the cached set (no regularization)."""
