@@ -272,15 +272,23 @@ def utility(args):
         paper=">= 0.85",
         measured=f"{acc:.3f} ({t_plain:.1f} s)",
         holds=acc >= 0.85,
-        note="" if rounds == 100 else "--quick: 10 rounds",
+        note="" if rounds == 100 else f"--quick: {rounds} rounds",
     )
     yield Claim(
         "same with central DP (eps=8, delta=1e-5, C=1, noise cohort 1000): accuracy",
-        paper=">= 0.6 and < no-DP",
+        paper=">= 0.6",
         measured=f"{acc_dp:.3f} (sigma {priv.noise_multiplier:.3f}, median SNR {snr:.1f})",
         holds=acc_dp >= 0.6,
         note=f"accounted for a population of {population} users (q = 0.1): with the 200 "
         "simulated users q = 1000/200 > 1",
+    )
+    yield Claim(
+        "central DP costs accuracy (DP accuracy < no-DP accuracy)",
+        paper="lower",
+        measured=f"{acc_dp:.3f} vs {acc:.3f}",
+        holds=acc_dp < acc,
+        note="noise per coordinate of the mean is sigma*C/noise_cohort_size "
+        f"= {priv.noise_multiplier / 1000:.1e}: too small to cost accuracy at this scale",
     )
 
 

@@ -154,10 +154,18 @@ def _truncate(pmf: _PMF) -> _PMF:
     return _PMF(pmf.k0 + lo, kept, inf_mass, pmf.h)
 
 
-def _convolve(a: _PMF, b: _PMF) -> _PMF:
-    from scipy.signal import fftconvolve
+def _fft_convolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    n = a.size + b.size - 1
+    if min(a.size, b.size) <= 64:
+        return np.convolve(a, b)
+    from scipy.fft import irfft, next_fast_len, rfft  # scipy.fft: light, unlike scipy.signal
 
-    p = fftconvolve(a.p, b.p) if min(a.p.size, b.p.size) > 64 else np.convolve(a.p, b.p)
+    size = next_fast_len(n, real=True)
+    return irfft(rfft(a, size) * rfft(b, size), size)[:n]
+
+
+def _convolve(a: _PMF, b: _PMF) -> _PMF:
+    p = _fft_convolve(a.p, b.p)
     inf_mass = 1.0 - (1.0 - a.inf_mass) * (1.0 - b.inf_mass)
     return _truncate(_PMF(a.k0 + b.k0, p, inf_mass, a.h))
 
