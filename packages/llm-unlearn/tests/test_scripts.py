@@ -2,6 +2,7 @@
 fresh process importing transformers, and --quick still pretrains a toy LM for 20 steps)."""
 
 import pytest
+
 from papershelf_harness.testing import check_scripts
 
 
