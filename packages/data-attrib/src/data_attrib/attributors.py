@@ -178,7 +178,7 @@ class _InfluenceFunction(_Attributor):
 class IFExplicit(_InfluenceFunction):
     """Influence functions with the Hessian formed and inverted explicitly (small models).
 
-    ``H`` is the mean Hessian of the per-example losses over the cached set; the inverse of
+    ``H`` is the mean Hessian of the per-example losses over the cached set; the LU factorisation of
     ``H + regularization * I`` is computed once per checkpoint in :meth:`cache`
     (``n_params²`` memory). A singular matrix raises ``ValueError`` (raise ``regularization``).
     """
@@ -189,17 +189,13 @@ class IFExplicit(_InfluenceFunction):
             h = self.hessian(k)
             h = 0.5 * (h + h.T)
             h = h + self.regularization * torch.eye(h.shape[0], dtype=h.dtype, device=h.device)
-            chol, info = torch.linalg.cholesky_ex(h)
-            if int(info) == 0:  # positive definite: the cheap, stable route
-                self._inv.append(torch.cholesky_inverse(chol))
-                continue
-            inv, info = torch.linalg.inv_ex(h)  # indefinite (non-convex models)
-            if int(info) != 0 or not bool(torch.isfinite(inv).all()):
+            lu, piv, info = torch.linalg.lu_factor_ex(h)  # one LU; solves at attribute time
+            if int(info) != 0:
                 raise ValueError(
                     f"regularization={self.regularization}: H + regularization*I is singular; "
                     "use regularization > 0"
                 )
-            self._inv.append(inv)
+            self._inv.append((lu, piv))
 
     def hessian(self, checkpoint: int = 0) -> torch.Tensor:
         """The mean loss Hessian ``[n_params, n_params]`` of the cached set (no regularization)."""
@@ -214,7 +210,8 @@ class IFExplicit(_InfluenceFunction):
         return h / self._n_cached
 
     def _ihvp(self, k, V):
-        return V @ self._inv[k]
+        lu, piv = self._inv[k]
+        return torch.linalg.lu_solve(lu, piv, V.T).T
 
 
 class IFCG(_InfluenceFunction):
