@@ -12,6 +12,7 @@ and the peers flwr (simulation engine) and pfl when they are importable (see the
 from __future__ import annotations
 
 import copy
+import importlib.util
 import multiprocessing as mp
 
 import numpy as np
@@ -95,6 +96,58 @@ def process_per_client(model, users, rounds, cohort):
     return central
 
 
+def pfl_peer(users, rounds, cohort):
+    """The paper's own simulator (PyPI ``pfl``): FedAvg with the same model and local settings."""
+    from pfl.aggregate.simulate import SimulatedBackend
+    from pfl.algorithm import FederatedAveraging, NNAlgorithmParams
+    from pfl.data.dataset import Dataset
+    from pfl.data.federated_dataset import FederatedDataset
+    from pfl.data.sampling import get_user_sampler
+    from pfl.hyperparam import NNEvalHyperParams, NNTrainHyperParams
+    from pfl.metrics import Weighted
+    from pfl.model.pytorch import PyTorchModel
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.net = make_model()
+
+        def forward(self, x):
+            return self.net(x)
+
+        def loss(self, x, y, eval=False):
+            return LOSS(self(x), y)
+
+        def metrics(self, x, y):
+            with torch.no_grad():
+                return {"loss": Weighted(float(LOSS(self(x), y, reduction="sum")), len(y))}
+
+    data = FederatedDataset(
+        lambda u: Dataset(raw_data=list(users[u])), get_user_sampler("random", list(users))
+    )
+    net = Net()
+    model = PyTorchModel(net, torch.optim.SGD, torch.optim.SGD(net.parameters(), lr=1.0))
+
+    def go():
+        FederatedAveraging().run(
+            algorithm_params=NNAlgorithmParams(
+                central_num_iterations=rounds,
+                evaluation_frequency=10**9,
+                train_cohort_size=cohort,
+                val_cohort_size=None,
+            ),
+            backend=SimulatedBackend(training_data=data, val_data=None),
+            model=model,
+            model_train_params=NNTrainHyperParams(
+                local_num_epochs=1, local_learning_rate=0.1, local_batch_size=10
+            ),
+            model_eval_params=NNEvalHyperParams(local_batch_size=None),
+            send_metrics_to_platform=False,
+        )
+
+    return go
+
+
 def run(args):
     import pfl_sim
 
@@ -128,13 +181,18 @@ def run(args):
     table = Table(["simulator", "rounds/s", "ms/round", "pfl-sim (1 worker) speed-up"])
     for name, ms in times.items():
         table.add(name, rounds / (ms / 1e3), ms / rounds, ratio(ms, base))
-    for peer in ("flwr", "pfl"):
-        table.add(f"{peer} (peer)", "not measured", "not measured", "n/a")
+    if importlib.util.find_spec("pfl") is not None:
+        ms = timeit_ms(pfl_peer(users, rounds, cohort), repeat=repeat).best_ms
+        table.add("pfl 0.6 (paper's code, peer)", rounds / (ms / 1e3), ms / rounds, ratio(ms, base))
+    else:
+        table.add("pfl (peer)", "not installed", "not installed", "n/a")
+    table.add("flwr (peer)", "not measured", "not measured", "n/a")
     table.notes = (
         f"{rounds} rounds x cohort {cohort}, {len(users)} users; ratio = simulator's time / "
-        "pfl-sim 1-worker time (>1: pfl-sim faster). The peers are not measured: flwr[simulation] "
-        "pins ray 2.55.1 (uv.lock has 2.60) and pfl pins dp-accounting < 0.6 (attrs < 24, nox "
-        "needs >= 24.1), so neither can join uv.lock."
+        "pfl-sim 1-worker time (>1: pfl-sim faster). Peers: pfl pins dp-accounting < 0.6 "
+        "(attrs < 24, nox needs >= 24.1) and flwr[simulation] pins ray 2.55.1 (uv.lock has 2.60), "
+        "so neither is in the bench group; pfl is measured when installed by hand "
+        "(`uv pip install 'pfl[pytorch]==0.6.0'`), flwr is not measured."
     )
     return table
 
