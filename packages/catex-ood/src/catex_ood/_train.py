@@ -101,7 +101,7 @@ def fit_contexts(
             loss.backward()
             opt.step()
             step += 1
-            ep_loss += float(loss) / steps_per_epoch
+            ep_loss += float(loss.detach()) / steps_per_epoch
         losses.append(ep_loss)
         counts.append(ep_out)
     return FitHistory(tuple(losses), tuple(counts))
