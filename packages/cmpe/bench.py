@@ -49,7 +49,7 @@ def run(args):
     rows = []
     for steps in (1, 2, 10):
         ms = timeit_ms(lambda s=steps: cm.sample(x_obs, n_draws, n_steps=s), repeat=repeat).best_ms
-        rows.append((f"CMPE, {steps} steps", steps, ms))
+        rows.append((f"CMPE, {steps} step{'s' * (steps > 1)}", steps, ms))
     for steps in (10, 100, 1000):
         ms = timeit_ms(
             lambda s=steps: fm.sample(x_obs, n_draws, n_steps=s), repeat=1, warmup=0
