@@ -34,7 +34,7 @@ def _train(quick):
     from lehd_routing import LEHD, fit, tsp
 
     torch.manual_seed(0)
-    n_train, epochs, width, layers = (64, 1, 16, 1) if quick else (2000, 6, 64, 3)
+    n_train, epochs, width, layers = (64, 1, 16, 1) if quick else (1000, 3, 64, 3)
     coords = tsp.random_instances(n_train, 20, rng=0)
     labels = tsp.two_opt(coords, tsp.nearest_neighbour(coords))
     model = LEHD(embed_dim=width, heads=4, ff_dim=2 * width, decoder_layers=layers)
