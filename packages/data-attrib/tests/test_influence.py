@@ -236,3 +236,61 @@ def test_a_loss_written_for_unbatched_examples_works_too():
     ex = da.IFExplicit(da.AttributionTask(tutorial_loss, MODEL))
     ex.cache(TRAIN)
     assert_close(ex.attribute(TRAIN, TEST), REF, rtol=1e-8, atol=1e-10)
+
+
+def test_nonconvex_mlp_matches_autograd_functional():
+    """A tanh MLP (4 parameter tensors, non-convex): IF-explicit against a Hessian and gradients
+    from torch.autograd (not torch.func) on the flattened parameters; layers by module name."""
+    from torch.func import functional_call
+
+    torch.manual_seed(3)
+    mlp = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 2))
+    mlp = mlp.double()
+    X = torch.randn(12, 3, dtype=torch.float64)
+    Y = torch.randint(0, 2, (12,))
+    names = [n for n, _ in mlp.named_parameters()]
+    shapes = [p.shape for p in mlp.parameters()]
+
+    def flat_loss(theta, x, y, keep):
+        params, i = {}, 0
+        for n, s in zip(names, shapes):
+            k = int(torch.tensor(s).prod())
+            params[n] = theta[i : i + k].reshape(s)
+            i += k
+        params = {n: (p if n in keep else p.detach()) for n, p in params.items()}
+        return torch.nn.functional.cross_entropy(functional_call(mlp, params, (x,)), y)
+
+    theta = torch.cat([p.detach().reshape(-1) for p in mlp.parameters()])
+    for layers, keep in ((None, names), ("2", ["2.weight", "2.bias"])):
+        idx = torch.cat(
+            [torch.full((int(torch.tensor(s).prod()),), n in keep) for n, s in zip(names, shapes)]
+        )
+        h = torch.autograd.functional.hessian(lambda t, k=keep: flat_loss(t, X, Y, k), theta)
+        h = h[idx][:, idx] + 0.01 * torch.eye(int(idx.sum()), dtype=torch.float64)
+        g = torch.stack(
+            [
+                torch.autograd.functional.jacobian(
+                    lambda t, i=i, k=keep: flat_loss(t, X[i : i + 1], Y[i : i + 1], k), theta
+                )[idx]
+                for i in range(12)
+            ]
+        )
+        task = da.AttributionTask(ce_loss_of(mlp), mlp, layers=layers)
+        ex = da.IFExplicit(task, regularization=0.01)
+        ex.cache((X, Y))
+        assert_close(
+            ex.attribute((X, Y), (X[:4], Y[:4])),
+            g @ torch.linalg.solve(h, g[:4].T),
+            rtol=1e-8,
+            atol=1e-10,
+        )
+
+
+def ce_loss_of(model):
+    from torch.func import functional_call
+
+    def loss(params, batch):
+        x, y = batch
+        return torch.nn.functional.cross_entropy(functional_call(model, params, (x,)), y)
+
+    return loss
