@@ -148,6 +148,43 @@ def pfl_peer(users, rounds, cohort):
     return go
 
 
+def flwr_peer(users, rounds, cohort):
+    """Flower's Ray simulation engine (legacy ``start_simulation``): a client per call."""
+    from flwr.client import NumPyClient
+    from flwr.common import ndarrays_to_parameters
+    from flwr.server import ServerConfig
+    from flwr.server.strategy import FedAvg
+    from flwr.simulation import start_simulation
+
+    class Client(NumPyClient):
+        def __init__(self, uid):
+            self.uid, self.model = uid, make_model()
+
+        def fit(self, parameters, config):
+            with torch.no_grad():
+                for p, a in zip(self.model.parameters(), parameters):
+                    p.copy_(torch.as_tensor(a))
+            local_train(self.model, *users[self.uid])
+            new = [p.detach().numpy().copy() for p in self.model.parameters()]
+            return new, len(users[self.uid][1]), {}
+
+    def client_fn(context):
+        return Client(int(context.node_config["partition-id"])).to_client()
+
+    n = len(users)
+    start = ndarrays_to_parameters([p.detach().numpy() for p in make_model().parameters()])
+
+    def go():
+        strategy = FedAvg(fraction_fit=cohort / n, min_fit_clients=cohort, fraction_evaluate=0.0,
+                          min_evaluate_clients=0, min_available_clients=n,
+                          initial_parameters=start)
+        start_simulation(client_fn=client_fn, num_clients=n, strategy=strategy,
+                         config=ServerConfig(num_rounds=rounds), client_resources={"num_cpus": 1},
+                         ray_init_args={"num_cpus": 2, "include_dashboard": False})
+
+    return go
+
+
 def run(args):
     import pfl_sim
 
@@ -186,13 +223,19 @@ def run(args):
         table.add("pfl 0.6 (paper's code, peer)", rounds / (ms / 1e3), ms / rounds, ratio(ms, base))
     else:
         table.add("pfl (peer)", "not installed", "not installed", "n/a")
-    table.add("flwr (peer)", "not measured", "not measured", "n/a")
+    if importlib.util.find_spec("flwr") is not None:
+        ms = timeit_ms(flwr_peer(users, rounds, cohort), repeat=1, warmup=0).best_ms
+        table.add("flwr 1.42 simulation (Ray, peer)", rounds / (ms / 1e3), ms / rounds,
+                  ratio(ms, base))
+    else:
+        table.add("flwr (peer)", "not installed", "not installed", "n/a")
     table.notes = (
         f"{rounds} rounds x cohort {cohort}, {len(users)} users; ratio = simulator's time / "
         "pfl-sim 1-worker time (>1: pfl-sim faster). Peers: pfl pins dp-accounting < 0.6 "
         "(attrs < 24, nox needs >= 24.1) and flwr[simulation] pins ray 2.55.1 (uv.lock has 2.60), "
-        "so neither is in the bench group; pfl is measured when installed by hand "
-        "(`uv pip install 'pfl[pytorch]==0.6.0'`), flwr is not measured."
+        "so neither is in the bench group; each is measured when installed by hand "
+        "(`uv pip install 'pfl[pytorch]==0.6.0'` or `'flwr[simulation]==1.42.0'`); flwr's time "
+        "includes starting Ray."
     )
     return table
 
