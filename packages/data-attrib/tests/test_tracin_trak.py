@@ -133,3 +133,21 @@ def test_self_attribute_is_the_diagonal_for_every_method():
         full = att.attribute(TRAIN, TRAIN)
         assert full.shape == (24, 24)
         assert_close(att.self_attribute(TRAIN), torch.diagonal(full), rtol=1e-6, atol=1e-9)
+
+
+def test_trak_regenerated_projection_equals_the_stored_one(monkeypatch):
+    """Above the storage limit the projection is rebuilt block by block for every batch; the
+    scores equal those of the stored matrix (same per-block seeds)."""
+    import data_attrib.attributors as at
+
+    model = make_model(seed=9)
+    task = da.AttributionTask(ce_loss(model), model, checkpoints=CKPTS)
+    monkeypatch.setattr(at, "_BLOCK", 4)  # several blocks for 15 parameters
+    ref = da.TRAK(task, proj_dim=16, generator=torch.Generator().manual_seed(5))
+    ref.cache(TRAIN)
+    assert ref._proj[0].shape == (15, 16)
+    monkeypatch.setattr(at, "_MAX_STORED", 0)
+    regen = da.TRAK(task, proj_dim=16, generator=torch.Generator().manual_seed(5))
+    regen.cache(TRAIN)
+    assert regen._proj == [None, None]
+    assert_close(regen.attribute(TRAIN, TEST), ref.attribute(TRAIN, TEST), rtol=1e-9, atol=1e-12)

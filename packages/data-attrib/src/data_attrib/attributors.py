@@ -440,7 +440,8 @@ class TracIn(_Attributor):
 # ---------------------------------------------------------------------------------------------
 # TRAK
 # ---------------------------------------------------------------------------------------------
-_BLOCK = 1 << 16
+_BLOCK = 1 << 16  # projection rows generated at a time
+_MAX_STORED = 1 << 26  # store the projection up to 64M entries, else regenerate per batch
 
 
 class TRAK(_Attributor):
@@ -454,7 +455,9 @@ class TRAK(_Attributor):
 
     the kernel part averaged over checkpoints and multiplied by ``1 - p_i`` averaged over
     checkpoints (dattri's ensembling; the same as the plain formula for one checkpoint).
-    With ``regularization=0`` a singular ``ΦᵀΦ`` is pseudo-inverted.
+    With ``regularization=0`` a singular ``ΦᵀΦ`` is pseudo-inverted. The projection is kept
+    in memory up to 64M entries; beyond that it is regenerated block by block from per-block
+    seeds for every batch (memory bounded, same numbers, slower).
     """
 
     def __init__(
@@ -471,19 +474,45 @@ class TRAK(_Attributor):
         self.generator = check_generator(generator, "generator")
         self._proj: list[torch.Tensor | None] | None = None
 
+    def _block(self, k: int, b: int, rows: int, like: torch.Tensor) -> torch.Tensor:
+        """Rows ``[b * _BLOCK, b * _BLOCK + rows)`` of checkpoint ``k``'s projection, from a
+        per-block seed (the same whether the matrix is stored or regenerated)."""
+        g = torch.Generator().manual_seed(self._seeds[k] + b)
+        blk = torch.randn(rows, self.proj_dim, generator=g, dtype=like.dtype)
+        return (blk / self.proj_dim**0.5).to(like.device)
+
     def _projection(self, k: int, theta: torch.Tensor) -> torch.Tensor | None:
+        """Checkpoint ``k``'s projection matrix ``[n_params, proj_dim]`` when it fits in
+        ``_MAX_STORED`` entries, else ``None`` (then blocks are regenerated per batch)."""
         if self.proj_dim is None:
             return None
         if self._proj is None:
             self._proj = [None] * self.task.n_checkpoints
-        if self._proj[k] is None:
-            p, dim = theta.numel(), self.proj_dim
-            blocks = [
-                torch.randn(min(_BLOCK, p - s), dim, generator=self.generator, dtype=theta.dtype)
-                for s in range(0, p, _BLOCK)
+            self._seeds = [
+                int(torch.randint(0, 2**62, (1,), generator=self.generator))
+                for _ in range(self.task.n_checkpoints)
             ]
-            self._proj[k] = (torch.cat(blocks) / dim**0.5).to(theta.device)
+        p = theta.numel()
+        if self._proj[k] is None and p * self.proj_dim <= _MAX_STORED:
+            self._proj[k] = torch.cat(
+                [
+                    self._block(k, b, min(_BLOCK, p - s), theta)
+                    for b, s in enumerate(range(0, p, _BLOCK))
+                ]
+            )
         return self._proj[k]
+
+    def _project(self, k: int, g: torch.Tensor, P: torch.Tensor | None) -> torch.Tensor:
+        if self.proj_dim is None:
+            return g
+        if P is not None:
+            return g @ P
+        p = g.shape[1]
+        out = torch.zeros(g.shape[0], self.proj_dim, dtype=g.dtype, device=g.device)
+        for b, s in enumerate(range(0, p, _BLOCK)):
+            rows = min(_BLOCK, p - s)
+            out += g[:, s : s + rows] @ self._block(k, b, rows, g)
+        return out
 
     def _features(self, k: int, batches: list[tuple]) -> tuple[torch.Tensor, torch.Tensor]:
         """``(φ [n, d], 1 - p [n])`` at checkpoint ``k``."""
@@ -498,7 +527,7 @@ class TRAK(_Attributor):
                 )
             one_minus_p = -torch.expm1(-loss)
             phi = -g / one_minus_p.clamp_min(torch.finfo(loss.dtype).tiny)[:, None]
-            feats.append(phi if P is None else phi @ P)
+            feats.append(self._project(k, phi, P))
             q.append(one_minus_p)
         return torch.cat(feats), torch.cat(q)
 
