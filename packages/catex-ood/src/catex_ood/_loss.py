@@ -36,8 +36,8 @@ def catex_loss(
     (s~_c vs s_c, target spurious) for outliers; (d) with N_s > 1, ``w4 *`` the mean of each
     class's spurious-similarity matrix with the diagonal zeroed (orthogonality).
     ``T_sp`` [C, d] or [C, N_s, d]; with N_s > 1 a class's spurious logit is the max over N_s.
-    Logits are cosines times ``logit_scale``. Without outliers, (b) and the outlier half of (c)
-    are left out.
+    Logits are cosines times ``logit_scale``. With ``outliers=None``, (b) and the outlier half
+    of (c) are left out (an empty ``outliers`` is refused: pass None).
     """
     check_tensor(img_feats, "img_feats", ndim=2)
     check_tensor(labels, "labels", ndim=1, dtype="integer")
@@ -72,11 +72,18 @@ def catex_loss(
     masked[rows, labels] = -10.0
     loss = w[0] * F.cross_entropy(torch.cat([s, masked], dim=1), labels)
     loss = loss + w[2] * _pair_ce(s[rows, labels], s_sp[rows, labels])
-    if outliers is not None and len(outliers):
+    if outliers is None and outlier_labels is not None:
+        raise ValueError("outlier_labels given without outliers")
+    if outliers is not None:
         check_tensor(outliers, "outliers", ndim=2, shape=(None, d))
         check_tensor(outlier_labels, "outlier_labels", ndim=1, dtype="integer")
         if outlier_labels.shape[0] != outliers.shape[0]:
-            raise ValueError("outlier_labels must have one label per outlier row")
+            raise ValueError(
+                f"outlier_labels has {outlier_labels.shape[0]} entries but outliers has "
+                f"{outliers.shape[0]} rows"
+            )
+        if int(outlier_labels.min()) < 0 or int(outlier_labels.max()) >= C:
+            raise ValueError(f"outlier_labels must be in [0, {C - 1}]")
         o = F.normalize(outliers, dim=1)
         ol = outlier_labels.to(o.device)
         so, so_sp = logits(o)

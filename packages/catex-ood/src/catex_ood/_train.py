@@ -93,6 +93,8 @@ def fit_contexts(
                             T_p, _ = pert.text_features(encoder)
                         outs, ol = synthesizer.sample((T.detach(), T_p))
                         ep_out += len(ol)
+                        if not len(ol):
+                            outs = ol = None
                 loss = catex_loss(
                     xb, yb, T, T_sp, outliers=outs, outlier_labels=ol,
                     logit_scale=logit_scale, weights=weights,
