@@ -31,7 +31,7 @@ def _names(classes):
     return [f"digit {k}" for k in classes]
 
 
-def toy_world(seed):
+def toy_world(seed, *, steps=150):
     """Frozen encoders and cached unit image features: (encoder, dict of (feats, labels))."""
     import catex_ood as cx
     from catex_ood._optim import Adam
@@ -51,7 +51,7 @@ def toy_world(seed):
     img = nn.Sequential(nn.Linear(64, 128), nn.GELU(), nn.Linear(128, EMBED_DIM))
     opt = Adam(img.parameters(), lr=3e-3)
     Xtr, ytr = X[:half], y[:half]
-    for _ in range(150):  # CLIP-style alignment on all 10 digits
+    for _ in range(steps):  # CLIP-style alignment on all 10 digits
         loss = F.cross_entropy(20.0 * F.normalize(img(Xtr), dim=1) @ T_pre.T, ytr)
         opt.zero_grad()
         loss.backward()
@@ -84,7 +84,7 @@ def train_bank(enc, split, feats, labels, classes, *, seed, epochs, catex, n_spu
         synth = cx.OutlierSynthesizer(
             len(classes), queue_size=64, k=16, select=16, n_candidates=200, sigma=0.1, generator=_gen(seed + 7)
         )
-        kw = {"synthesizer": synth, "start_epoch": 2}
+        kw = {"synthesizer": synth, "start_epoch": 2 if epochs > 2 else 0}
         if weights is not None:
             kw["weights"] = weights
     hist = cx.fit_contexts(
@@ -123,7 +123,11 @@ def _seeds(args):
 
 
 def _epochs(args):
-    return 4 if args.quick else 20
+    return 1 if args.quick else 20
+
+
+def _world(args, seed):
+    return toy_world(seed, steps=20 if args.quick else 150)
 
 
 PAPER_WEIGHTS = (2.0, 0.5, 1.0, 1.0, 0.1)
@@ -140,7 +144,7 @@ def _runs(args):
     torch.set_num_threads(1)
     rows = []
     for seed in _seeds(args):
-        enc, split = toy_world(seed)
+        enc, split = _world(args, seed)
         x, y = split["train"]
         ep = _epochs(args)
         base, _ = train_bank(enc, split, x, y, ID_CLASSES, seed=seed, epochs=ep, catex=False)
@@ -213,7 +217,7 @@ def claims_outliers(args):
     import catex_ood as cx
 
     torch.set_num_threads(1)
-    enc, split = toy_world(0)
+    enc, split = _world(args, 0)
     x, y = split["train"]
     bank, _ = train_bank(enc, split, x, y, ID_CLASSES, seed=0, epochs=_epochs(args), catex=True)
     synth = cx.OutlierSynthesizer(5, queue_size=64, k=16, select=16, n_candidates=200, sigma=0.1, generator=_gen(5))
@@ -221,7 +225,7 @@ def claims_outliers(args):
     feats, labels = [], []
     with torch.no_grad():
         T, T_sp = bank.text_features(enc)
-        for i, m in enumerate(cx.PERTURB_METHODS * 4):
+        for i, m in enumerate(cx.PERTURB_METHODS * (1 if args.quick else 4)):
             T_p, _ = bank.perturb(m, generator=_gen(100 + i)).text_features(enc)
             o, ol = synth.sample((T, T_p))
             feats.append(o)
@@ -256,7 +260,7 @@ def claims_orthogonality(args):
     import catex_ood as cx
 
     torch.set_num_threads(1)
-    enc, split = toy_world(0)
+    enc, split = _world(args, 0)
     x, y = split["train"]
     bank, _ = train_bank(enc, split, x, y, ID_CLASSES, seed=0, epochs=1, catex=True, n_spurious=4)
     sims = []
