@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import math
 
+import laclip
 import numpy as np
 import torch
+from laclip._optim import AdamW
 from torch import nn
 
-import laclip
-from laclip._optim import AdamW
 from papershelf_harness import Claim, reproduce_cli
 
 torch.set_num_threads(1)
@@ -45,14 +45,30 @@ SYNONYMS = {"a": ["one", "the", "a"], "handwritten": ["hand-drawn", "scribbled",
 FRAMES = ["an image of {}", "a picture showing {}", "a scan of {}", "a drawing of {}"]
 SOURCES = ["synonyms", "numerals", "frame", "reorder"]
 META_PAIRS = {  # the in-context examples each source's prompts draw from (k=3 of these)
-    "synonyms": [("a handwritten note", "a scribbled note"), ("a red car", "one red car"),
-                 ("a handwritten letter", "the hand-drawn letter"), ("a tall tree", "the tall tree")],
-    "numerals": [("seven apples", "7 apples"), ("two dogs", "2 dogs"), ("one cat", "1 cat"),
-                 ("nine lives", "9 lives")],
-    "frame": [("a dog", "a picture showing a dog"), ("a boat", "an image of a boat"),
-              ("a house", "a scan of a house"), ("a bird", "a drawing of a bird")],
-    "reorder": [("a handwritten note", "note, handwritten"), ("a red car", "car, red"),
-                ("a small dog", "dog, small"), ("a big tree", "tree, big")],
+    "synonyms": [
+        ("a handwritten note", "a scribbled note"),
+        ("a red car", "one red car"),
+        ("a handwritten letter", "the hand-drawn letter"),
+        ("a tall tree", "the tall tree"),
+    ],
+    "numerals": [
+        ("seven apples", "7 apples"),
+        ("two dogs", "2 dogs"),
+        ("one cat", "1 cat"),
+        ("nine lives", "9 lives"),
+    ],
+    "frame": [
+        ("a dog", "a picture showing a dog"),
+        ("a boat", "an image of a boat"),
+        ("a house", "a scan of a house"),
+        ("a bird", "a drawing of a bird"),
+    ],
+    "reorder": [
+        ("a handwritten note", "note, handwritten"),
+        ("a red car", "car, red"),
+        ("a small dog", "dog, small"),
+        ("a big tree", "tree, big"),
+    ],
 }
 
 
@@ -74,7 +90,9 @@ def rule_llm(source: str, seed: int):
         return " ".join(w)
 
     def generate(prompts):
-        return [p + " " + rule(p.rsplit("\n\n", 1)[1].removesuffix(" =>")) + "\n\n" for p in prompts]
+        return [
+            p + " " + rule(p.rsplit("\n\n", 1)[1].removesuffix(" =>")) + "\n\n" for p in prompts
+        ]
 
     return generate
 
@@ -180,13 +198,17 @@ def run_seed(seed, epochs):
     x, y, xt, yt = digits(seed)
     captions = [ORIGINAL.format(WORDS[int(c)]) for c in y]
     per_source = [
-        laclip.LLMRewriter(rule_llm(s, seed * 10 + i), META_PAIRS[s], k=3, rng=seed).rewrite(captions)
+        laclip.LLMRewriter(rule_llm(s, seed * 10 + i), META_PAIRS[s], k=3, rng=seed).rewrite(
+            captions
+        )
         for i, s in enumerate(SOURCES)
     ]
     rewrites = [list(r) for r in zip(*per_source, strict=True)]
-    vocab = captions + [t for r in rewrites for t in r] + [
-        t.format(n) for t in TEMPLATES for n in WORDS + [str(i) for i in range(10)]
-    ]
+    vocab = (
+        captions
+        + [t for r in rewrites for t in r]
+        + [t.format(n) for t in TEMPLATES for n in WORDS + [str(i) for i in range(10)]]
+    )
     tok = Tokenizer(vocab)
     base = Pairs(x, captions)
     g = torch.Generator().manual_seed(seed + 1)
@@ -200,7 +222,9 @@ def run_seed(seed, epochs):
             base, [r[:1] for r in rewrites], tokenizer=tok, generator=g
         ),
     }
-    return {k: evaluate(train(ds, tok, seed, epochs=epochs), tok, xt, yt) for k, ds in configs.items()}
+    return {
+        k: evaluate(train(ds, tok, seed, epochs=epochs), tok, xt, yt) for k, ds in configs.items()
+    }
 
 
 def claims(args):

@@ -2,11 +2,11 @@
 
 import math
 
+import laclip
 import numpy as np
 import pytest
 import torch
 
-import laclip
 from papershelf_harness.testing import assert_close
 
 
@@ -27,8 +27,9 @@ def naive_clip_loss(img, txt, scale):
 @pytest.mark.parametrize(("b", "d", "scale"), [(1, 3, 1.0), (5, 4, 14.3), (8, 16, 100.0)])
 def test_clip_loss_matches_naive(b, d, scale):
     g = torch.Generator().manual_seed(b)
-    img, txt = torch.randn(b, d, generator=g, dtype=torch.float64), torch.randn(
-        b, d, generator=g, dtype=torch.float64
+    img, txt = (
+        torch.randn(b, d, generator=g, dtype=torch.float64),
+        torch.randn(b, d, generator=g, dtype=torch.float64),
     )
     got = laclip.clip_loss(img, txt, scale)
     assert abs(float(got) - naive_clip_loss(img.numpy(), txt.numpy(), scale)) < 1e-10
@@ -91,5 +92,7 @@ def test_zero_shot_accuracy_brute_force():
     want2 = np.mean([labels[i].item() in np.argsort(-logits[i])[:2] for i in range(50)])
     assert laclip.zero_shot_accuracy(img, clf, labels) == pytest.approx(want1, abs=1e-12)
     assert laclip.zero_shot_accuracy(img, clf, labels, top_k=2) == pytest.approx(want2, abs=1e-12)
-    assert laclip.zero_shot_accuracy(img, clf, logits_argmax := torch.tensor(logits.argmax(1))) == 1.0
+    assert (
+        laclip.zero_shot_accuracy(img, clf, logits_argmax := torch.tensor(logits.argmax(1))) == 1.0
+    )
     assert logits_argmax.shape == (50,)

@@ -2,11 +2,10 @@
 
 from collections import Counter
 
+import laclip
 import numpy as np
 import pytest
 import torch
-
-import laclip
 
 
 class Pairs(torch.utils.data.Dataset):

@@ -2,10 +2,9 @@
 
 from collections import Counter
 
+import laclip
 import numpy as np
 import pytest
-
-import laclip
 
 PAIRS = [(f"source caption {i}", f"target caption {i}") for i in range(16)]
 

@@ -18,9 +18,7 @@ def _check_scale(logit_scale: Any) -> Any:
     if isinstance(logit_scale, torch.Tensor):
         check_tensor(logit_scale, "logit_scale", ndim=(0, 1))
         if logit_scale.numel() != 1:
-            raise ValueError(
-                f"logit_scale must be a scalar, got shape {tuple(logit_scale.shape)}"
-            )
+            raise ValueError(f"logit_scale must be a scalar, got shape {tuple(logit_scale.shape)}")
         if not bool(logit_scale.detach().reshape(()) > 0):
             raise ValueError(f"logit_scale must be > 0, got {float(logit_scale.detach())}")
         return logit_scale.reshape(())

@@ -54,7 +54,9 @@ class TextAugmentedDataset(Dataset):
             tuple(_check_texts(r, f"rewrites[{i}]", allow_empty=True))
             for i, r in enumerate(rewrites)
         ]
-        self.p_original = None if p_original is None else check_probability(p_original, "p_original")
+        self.p_original = (
+            None if p_original is None else check_probability(p_original, "p_original")
+        )
         self.min_words = check_int(min_words, "min_words", minimum=0)
         self.tokenizer = None if tokenizer is None else check_callable(tokenizer, "tokenizer")
         self.generator = check_generator(generator)

@@ -36,7 +36,9 @@ def _check_texts(value: Any, name: str, *, allow_empty: bool = False) -> list[st
 def _check_pairs(pairs: Any, name: str = "pairs") -> list[tuple[str, str]]:
     """A non-empty sequence of (source, target) str pairs, duplicates removed (order kept)."""
     if isinstance(pairs, str | bytes) or not isinstance(pairs, Sequence):
-        raise TypeError(f"{name} must be a list of (source, target) str pairs, got {describe(pairs)}")
+        raise TypeError(
+            f"{name} must be a list of (source, target) str pairs, got {describe(pairs)}"
+        )
     seen: dict[tuple[str, str], None] = {}
     for i, p in enumerate(pairs):
         if isinstance(p, str | bytes) or not isinstance(p, Sequence):
@@ -79,7 +81,9 @@ def _check_k(k: Any, n_pairs: int) -> int:
     return k
 
 
-def build_icl_prompt(caption: str, pairs: Sequence[tuple[str, str]], *, k: int = 3, rng=None) -> str:
+def build_icl_prompt(
+    caption: str, pairs: Sequence[tuple[str, str]], *, k: int = 3, rng=None
+) -> str:
     """The in-context rewrite prompt for ``caption``.
 
     Paragraphs joined by blank lines (``"\\n\\n"``): ``"write image captions differently,"``,
@@ -158,4 +162,6 @@ class LLMRewriter:
         return [parse_rewrite(c, prompt=p) for c, p in zip(out, prompts, strict=True)]
 
     def __repr__(self) -> str:
-        return f"LLMRewriter(generate={self.generate!r}, pairs=<{len(self.pairs)} pairs>, k={self.k})"
+        return (
+            f"LLMRewriter(generate={self.generate!r}, pairs=<{len(self.pairs)} pairs>, k={self.k})"
+        )
