@@ -44,7 +44,9 @@ def toy_world(seed, *, steps=150):
     y = torch.tensor(y[perm], dtype=torch.long)
     half = len(y) // 2
     enc = cx.TinyTextEncoder(token_dim=TOKEN_DIM, embed_dim=EMBED_DIM, generator=_gen(seed))
-    pre = cx.ContextBank(_names(range(10)), n_ctx=N_CTX, token_dim=TOKEN_DIM, generator=_gen(seed + 1))
+    pre = cx.ContextBank(
+        _names(range(10)), n_ctx=N_CTX, token_dim=TOKEN_DIM, generator=_gen(seed + 1)
+    )
     with torch.no_grad():
         pre.ctx[:] = pre.ctx[0]  # one shared pretraining prompt, "<ctx> digit k"
         T_pre = pre.text_features(enc)[0]
@@ -68,13 +70,19 @@ def toy_world(seed, *, steps=150):
     return enc, split
 
 
-def train_bank(enc, split, feats, labels, classes, *, seed, epochs, catex, n_spurious=1, weights=None):
+def train_bank(
+    enc, split, feats, labels, classes, *, seed, epochs, catex, n_spurious=1, weights=None
+):
     """A bank initialised from the pretraining prompt (CoOp's "a photo of a" init; the spurious
     contexts get the N(0, 0.02^2) draw on top), trained on (feats, labels)."""
     import catex_ood as cx
 
     bank = cx.ContextBank(
-        _names(classes), n_ctx=N_CTX, token_dim=TOKEN_DIM, n_spurious=n_spurious, generator=_gen(seed)
+        _names(classes),
+        n_ctx=N_CTX,
+        token_dim=TOKEN_DIM,
+        n_spurious=n_spurious,
+        generator=_gen(seed),
     )
     with torch.no_grad():
         bank.ctx[:] = split["init"]
@@ -82,14 +90,28 @@ def train_bank(enc, split, feats, labels, classes, *, seed, epochs, catex, n_spu
     kw = {}
     if catex:
         synth = cx.OutlierSynthesizer(
-            len(classes), queue_size=64, k=16, select=16, n_candidates=200, sigma=0.1, generator=_gen(seed + 7)
+            len(classes),
+            queue_size=64,
+            k=16,
+            select=16,
+            n_candidates=200,
+            sigma=0.1,
+            generator=_gen(seed + 7),
         )
         kw = {"synthesizer": synth, "start_epoch": 2 if epochs > 2 else 0}
         if weights is not None:
             kw["weights"] = weights
     hist = cx.fit_contexts(
-        bank, enc, feats, labels, epochs=epochs, lr=LR, batch_size=128, spurious=catex,
-        generator=_gen(seed + 3), **kw,
+        bank,
+        enc,
+        feats,
+        labels,
+        epochs=epochs,
+        lr=LR,
+        batch_size=128,
+        spurious=catex,
+        generator=_gen(seed + 3),
+        **kw,
     )
     return bank, hist
 
@@ -151,12 +173,30 @@ def _runs(args):
         row = {"base": evaluate(base, enc, split)}
         a_mask, b_mask = y < 3, y >= 3
         for name, w in (("paper", PAPER_WEIGHTS), ("ablation", NO_OUTLIER_MARGIN)):
-            bank, hist = train_bank(enc, split, x, y, ID_CLASSES, seed=seed, epochs=ep, catex=True, weights=w)
+            bank, hist = train_bank(
+                enc, split, x, y, ID_CLASSES, seed=seed, epochs=ep, catex=True, weights=w
+            )
             bank_a, _ = train_bank(
-                enc, split, x[a_mask], y[a_mask], [0, 1, 2], seed=seed + 11, epochs=ep, catex=True, weights=w
+                enc,
+                split,
+                x[a_mask],
+                y[a_mask],
+                [0, 1, 2],
+                seed=seed + 11,
+                epochs=ep,
+                catex=True,
+                weights=w,
             )
             bank_b, _ = train_bank(
-                enc, split, x[b_mask], y[b_mask] - 3, [3, 4], seed=seed + 13, epochs=ep, catex=True, weights=w
+                enc,
+                split,
+                x[b_mask],
+                y[b_mask] - 3,
+                [3, 4],
+                seed=seed + 13,
+                epochs=ep,
+                catex=True,
+                weights=w,
             )
             row[name] = evaluate(bank, enc, split)
             row[name]["outliers"] = sum(hist.n_outliers)
@@ -176,7 +216,10 @@ def claims_hierarchy(args):
     mcm = _mean(rows, "base", "mcm_auroc")
     fpr0 = _mean(rows, "base", "mcm_fpr95")
     acc0 = _mean(rows, "base", "acc")
-    for run, label in (("paper", "paper loss weights (2, 0.5, 1, 1)"), ("ablation", "outlier pair term off (2, 0.5, 1, 0)")):
+    for run, label in (
+        ("paper", "paper loss weights (2, 0.5, 1, 1)"),
+        ("ablation", "outlier pair term off (2, 0.5, 1, 0)"),
+    ):
         cat, fpr1 = _mean(rows, run, "catex_auroc"), _mean(rows, run, "catex_fpr95")
         cat_mcm, acc1 = _mean(rows, run, "mcm_auroc"), _mean(rows, run, "acc")
         yield Claim(
@@ -220,7 +263,9 @@ def claims_outliers(args):
     enc, split = _world(args, 0)
     x, y = split["train"]
     bank, _ = train_bank(enc, split, x, y, ID_CLASSES, seed=0, epochs=_epochs(args), catex=True)
-    synth = cx.OutlierSynthesizer(5, queue_size=64, k=16, select=16, n_candidates=200, sigma=0.1, generator=_gen(5))
+    synth = cx.OutlierSynthesizer(
+        5, queue_size=64, k=16, select=16, n_candidates=200, sigma=0.1, generator=_gen(5)
+    )
     synth.update(x, y)
     feats, labels = [], []
     with torch.no_grad():
@@ -237,7 +282,9 @@ def claims_outliers(args):
         kd = cx.kth_nn_distance(q, q, 16)
         id_kd.append(kd)
         if (ol == c).any():
-            ratios.append(float(cx.kth_nn_distance(o[ol == c], q, 16).mean()) / float(torch.quantile(kd, 0.9)))
+            ratios.append(
+                float(cx.kth_nn_distance(o[ol == c], q, 16).mean()) / float(torch.quantile(kd, 0.9))
+            )
     with torch.no_grad():
         s_id = cx.catex_score(x @ T.T, torch.einsum("nd,cjd->ncj", x, T_sp))
         s_o = cx.catex_score(o @ T.T, torch.einsum("nd,cjd->ncj", o, T_sp))
@@ -269,7 +316,14 @@ def claims_orthogonality(args):
             sims.append(float(cx.spurious_orthogonality(bank.text_features(enc)[1])) * 16 / 12)
         if not sims[1:]:
             cx.fit_contexts(
-                bank, enc, x, y, epochs=_epochs(args), lr=5e-3, spurious=True, generator=_gen(1),
+                bank,
+                enc,
+                x,
+                y,
+                epochs=_epochs(args),
+                lr=5e-3,
+                spurious=True,
+                generator=_gen(1),
                 weights=(2.0, 0.5, 1.0, 1.0, 1.0),
             )
     yield Claim(
@@ -282,7 +336,9 @@ def claims_orthogonality(args):
 
 
 def _extra(parser):
-    parser.add_argument("--seeds", type=int, default=3, help="seeds for the main claims (default 3)")
+    parser.add_argument(
+        "--seeds", type=int, default=3, help="seeds for the main claims (default 3)"
+    )
 
 
 main = reproduce_cli(

@@ -1,9 +1,9 @@
 """ContextBank: shapes, text features, perturbations, merging."""
 
+import catex_ood as cx
 import pytest
 import torch
 
-import catex_ood as cx
 from papershelf_harness.testing import assert_close
 
 NAMES = ["cat", "apple", "car", "tree"]
@@ -86,7 +86,9 @@ def test_perturb_changes_one_token_per_class(method):
 
 def test_perturb_reproducible_and_swap_needs_two_classes():
     b = _bank()
-    assert torch.equal(b.perturb("randn", generator=_gen(3)).ctx, b.perturb("randn", generator=_gen(3)).ctx)
+    assert torch.equal(
+        b.perturb("randn", generator=_gen(3)).ctx, b.perturb("randn", generator=_gen(3)).ctx
+    )
     with pytest.raises(ValueError, match="swap"):
         _bank(["only"]).perturb("swap")
     with pytest.raises(ValueError, match="method"):

@@ -1,10 +1,10 @@
 """catex_loss against a term-by-term numpy reference; fit_contexts learns."""
 
+import catex_ood as cx
 import numpy as np
 import pytest
 import torch
 
-import catex_ood as cx
 from papershelf_harness.testing import assert_close
 
 
@@ -57,8 +57,14 @@ def test_loss_matches_reference(ns):
     w = (2.0, 0.5, 1.0, 1.0, 0.1)
     t = lambda a: torch.tensor(a)  # noqa: E731
     ours = cx.catex_loss(
-        t(x), t(y), t(T), t(T_sp if ns > 1 else T_sp[:, 0]) if ns == 1 else t(T_sp),
-        outliers=t(o), outlier_labels=t(oy), logit_scale=10.0, weights=w,
+        t(x),
+        t(y),
+        t(T),
+        t(T_sp if ns > 1 else T_sp[:, 0]) if ns == 1 else t(T_sp),
+        outliers=t(o),
+        outlier_labels=t(oy),
+        logit_scale=10.0,
+        weights=w,
     )
     assert_close(ours, _reference(x, y, T, T_sp, o, oy, 10.0, w), atol=1e-10)
     no_out = cx.catex_loss(t(x), t(y), t(T), t(T_sp), logit_scale=10.0, weights=w)
@@ -71,13 +77,27 @@ def test_fit_contexts_learns_and_synthesises():
     enc = cx.TinyTextEncoder(token_dim=16, embed_dim=8, n_heads=2, generator=_gen(1))
     bank = cx.ContextBank(["a", "b", "c"], n_ctx=2, token_dim=16, generator=_gen(2))
     with torch.no_grad():
-        T0, _ = cx.ContextBank(["a", "b", "c"], n_ctx=2, token_dim=16, generator=_gen(9)).text_features(enc)
+        T0, _ = cx.ContextBank(
+            ["a", "b", "c"], n_ctx=2, token_dim=16, generator=_gen(9)
+        ).text_features(enc)
     y = torch.arange(3).repeat(30)
     x = T0[y] + 0.3 * torch.randn(90, 8, generator=_gen(3))
     acc0 = float(((x @ bank.text_features(enc)[0].T).argmax(1) == y).float().mean())
-    synth = cx.OutlierSynthesizer(3, queue_size=20, k=5, select=5, n_candidates=50, generator=_gen(4))
-    hist = cx.fit_contexts(bank, enc, x, y, epochs=4, lr=0.05, batch_size=45, synthesizer=synth,
-                           start_epoch=1, generator=_gen(5))
+    synth = cx.OutlierSynthesizer(
+        3, queue_size=20, k=5, select=5, n_candidates=50, generator=_gen(4)
+    )
+    hist = cx.fit_contexts(
+        bank,
+        enc,
+        x,
+        y,
+        epochs=4,
+        lr=0.05,
+        batch_size=45,
+        synthesizer=synth,
+        start_epoch=1,
+        generator=_gen(5),
+    )
     assert len(hist.loss) == 4 and hist.loss[-1] < hist.loss[0]
     assert sum(hist.n_outliers) > 0 and hist.n_outliers[0] == 0
     with torch.no_grad():

@@ -1,10 +1,10 @@
 """Scores against naive numpy references."""
 
+import catex_ood as cx
 import numpy as np
 import pytest
 import torch
 
-import catex_ood as cx
 from papershelf_harness.testing import assert_close
 
 
@@ -30,7 +30,9 @@ def _catex_naive(S, S_sp, tau):
 @pytest.mark.parametrize("temperature", [1.0, 0.01, 3.0])
 def test_mcm_matches_numpy(temperature):
     S = np.random.default_rng(0).uniform(-1, 1, (7, 5))
-    assert_close(cx.mcm_score(S, temperature=temperature), _softmax_max(S / temperature), atol=1e-12)
+    assert_close(
+        cx.mcm_score(S, temperature=temperature), _softmax_max(S / temperature), atol=1e-12
+    )
     t = cx.mcm_score(torch.tensor(S, dtype=torch.float32), temperature=temperature)
     assert isinstance(t, torch.Tensor) and t.shape == (7,) and t.dtype == torch.float32
     assert_close(t, _softmax_max(S / temperature), atol=1e-6)
@@ -62,7 +64,9 @@ def test_tau_clamps():
     S_sp = S + 5.0  # p = sigmoid(-5) < tau
     assert_close(cx.catex_logits(S, S_sp, tau=0.4), 0.4 * S, atol=1e-15)
     S_sp = S - 5.0  # p = sigmoid(5) > tau
-    assert_close(cx.catex_logits(S, S_sp, tau=0.4), S * torch.sigmoid(torch.tensor(5.0)), atol=1e-12)
+    assert_close(
+        cx.catex_logits(S, S_sp, tau=0.4), S * torch.sigmoid(torch.tensor(5.0)), atol=1e-12
+    )
 
 
 def test_full_score_naive():

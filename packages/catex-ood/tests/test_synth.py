@@ -1,10 +1,10 @@
 """OutlierSynthesizer against brute-force k-NN and the anchor rule."""
 
+import catex_ood as cx
 import numpy as np
 import pytest
 import torch
 
-import catex_ood as cx
 from papershelf_harness.testing import assert_close
 
 
@@ -51,7 +51,9 @@ def test_sample_is_the_boundary_point():
     """With select=1 and a tiny sigma, the outlier is the normalised queue point of largest
     in-class k-NN distance (brute force)."""
     x, y, _ = _clusters()
-    s = cx.OutlierSynthesizer(3, queue_size=40, k=7, select=1, n_candidates=5, sigma=1e-7, generator=_gen(1))
+    s = cx.OutlierSynthesizer(
+        3, queue_size=40, k=7, select=1, n_candidates=5, sigma=1e-7, generator=_gen(1)
+    )
     s.update(x, y)
     feats, labels = s.sample()
     assert labels.tolist() == [0, 1, 2] and feats.shape == (3, 6)
@@ -64,7 +66,9 @@ def test_sample_is_the_boundary_point():
 
 def test_farthest_candidate_wins_and_outliers_are_far():
     x, y, _ = _clusters(n_per=60)
-    s = cx.OutlierSynthesizer(3, queue_size=60, k=10, select=10, n_candidates=200, sigma=0.3, generator=_gen(2))
+    s = cx.OutlierSynthesizer(
+        3, queue_size=60, k=10, select=10, n_candidates=200, sigma=0.3, generator=_gen(2)
+    )
     s.update(x, y)
     feats, labels = s.sample()
     xn = torch.nn.functional.normalize(x, dim=1)
@@ -77,7 +81,9 @@ def test_farthest_candidate_wins_and_outliers_are_far():
 
 def test_anchor_rule():
     x, y, centres = _clusters()
-    s = cx.OutlierSynthesizer(3, queue_size=40, k=5, select=5, n_candidates=300, sigma=0.5, generator=_gen(3))
+    s = cx.OutlierSynthesizer(
+        3, queue_size=40, k=5, select=5, n_candidates=300, sigma=0.5, generator=_gen(3)
+    )
     s.update(x, y)
     T = centres.clone()
     T_pert = torch.nn.functional.normalize(centres + torch.randn(3, 6, generator=_gen(4)), dim=1)

@@ -42,9 +42,7 @@ class ContextBank(nn.Module):
         generator = check_generator(generator, "generator")
         C = len(names)
         self.classnames = names
-        self.ctx = nn.Parameter(
-            0.02 * torch.randn(C, n_ctx, token_dim, generator=generator)
-        )
+        self.ctx = nn.Parameter(0.02 * torch.randn(C, n_ctx, token_dim, generator=generator))
         self.spurious_ctx = nn.Parameter(
             0.02 * torch.randn(C, n_spurious, n_ctx, token_dim, generator=generator)
         )
@@ -120,9 +118,7 @@ class ContextBank(nn.Module):
                 rep = src[perm]
             ctx[rows, cols] = rep
             new.ctx = nn.Parameter(ctx, requires_grad=False)
-            new.spurious_ctx = nn.Parameter(
-                new.spurious_ctx.detach().clone(), requires_grad=False
-            )
+            new.spurious_ctx = nn.Parameter(new.spurious_ctx.detach().clone(), requires_grad=False)
         return new
 
     def merge(self, other: ContextBank, *, allow_duplicates: bool = False) -> ContextBank:
@@ -148,9 +144,7 @@ class ContextBank(nn.Module):
         with torch.no_grad():
             new.ctx = nn.Parameter(torch.cat([self.ctx.detach(), other.ctx.detach().to(self.ctx)]))
             new.spurious_ctx = nn.Parameter(
-                torch.cat(
-                    [self.spurious_ctx.detach(), other.spurious_ctx.detach().to(self.ctx)]
-                )
+                torch.cat([self.spurious_ctx.detach(), other.spurious_ctx.detach().to(self.ctx)])
             )
         return new
 

@@ -53,7 +53,9 @@ def catex_loss(
     if labels.shape[0] != img_feats.shape[0]:
         raise ValueError(f"labels has {labels.shape[0]} entries, img_feats {img_feats.shape[0]}")
     if T_sp.shape[0] != C or T_sp.shape[-1] != d:
-        raise ValueError(f"T_sp must have shape ({C}, {d}) or ({C}, N_s, {d}), got {tuple(T_sp.shape)}")
+        raise ValueError(
+            f"T_sp must have shape ({C}, {d}) or ({C}, N_s, {d}), got {tuple(T_sp.shape)}"
+        )
     if len(labels) and (int(labels.min()) < 0 or int(labels.max()) >= C):
         raise ValueError(f"labels must be in [0, {C - 1}]")
     sp3 = T_sp if T_sp.ndim == 3 else T_sp.unsqueeze(1)

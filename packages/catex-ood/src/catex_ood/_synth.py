@@ -74,7 +74,9 @@ class OutlierSynthesizer:
                 f"labels has {labels.shape[0]} entries but feats has {feats.shape[0]} rows"
             )
         if self.dim is not None and feats.shape[1] != self.dim:
-            raise ValueError(f"feats must have {self.dim} columns (as before), got {feats.shape[1]}")
+            raise ValueError(
+                f"feats must have {self.dim} columns (as before), got {feats.shape[1]}"
+            )
         lo, hi = int(labels.min()), int(labels.max())
         if lo < 0 or hi >= self.n_classes:
             raise ValueError(f"labels must be in [0, {self.n_classes - 1}], got [{lo}, {hi}]")

@@ -11,7 +11,14 @@ import torch
 from torch.nn import functional as F
 
 from ._bank import PERTURB_METHODS, ContextBank
-from ._checks import check_bool, check_callable, check_float, check_generator, check_int, check_tensor
+from ._checks import (
+    check_bool,
+    check_callable,
+    check_float,
+    check_generator,
+    check_int,
+    check_tensor,
+)
 from ._loss import catex_loss
 from ._optim import Adam
 from ._synth import OutlierSynthesizer
@@ -52,7 +59,9 @@ def fit_contexts(
     check_tensor(feats, "feats", ndim=2)
     check_tensor(labels, "labels", ndim=1, dtype="integer")
     if labels.shape[0] != feats.shape[0]:
-        raise ValueError(f"labels has {labels.shape[0]} entries but feats has {feats.shape[0]} rows")
+        raise ValueError(
+            f"labels has {labels.shape[0]} entries but feats has {feats.shape[0]} rows"
+        )
     C = bank.n_classes
     if int(labels.min()) < 0 or int(labels.max()) >= C:
         raise ValueError(f"labels must be in [0, {C - 1}]")
@@ -96,8 +105,14 @@ def fit_contexts(
                         if not len(ol):
                             outs = ol = None
                 loss = catex_loss(
-                    xb, yb, T, T_sp, outliers=outs, outlier_labels=ol,
-                    logit_scale=logit_scale, weights=weights,
+                    xb,
+                    yb,
+                    T,
+                    T_sp,
+                    outliers=outs,
+                    outlier_labels=ol,
+                    logit_scale=logit_scale,
+                    weights=weights,
                 )
             opt.zero_grad()
             loss.backward()
