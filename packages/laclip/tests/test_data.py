@@ -96,3 +96,16 @@ def test_rewrites_must_be_index_aligned():
         laclip.TextAugmentedDataset(BASE, REWRITES[:2])
     with pytest.raises(TypeError, match=r"rewrites\[1\]"):
         laclip.TextAugmentedDataset(BASE, [[], "a b", []])
+
+
+def test_dataloader_workers_draw_independently():
+    """Each worker refills its own block of uniforms from its own (per-worker seeded) RNG."""
+    base = Pairs([f"caption number {i}" for i in range(40)])
+    rewrites = [[f"rewrite {j} of {i}" for j in range(4)] for i in range(40)]
+    ds = laclip.TextAugmentedDataset(base, rewrites)
+    ds[0]  # fill the parent's block before the workers fork
+    loader = torch.utils.data.DataLoader(ds, batch_size=20, num_workers=2)
+    picks = []
+    for _, texts in loader:
+        picks.append([t.split()[1] if t.startswith("rewrite") else "c" for t in texts])
+    assert picks[0] != picks[1]

@@ -3,6 +3,7 @@ and its rewrites every time a sample is loaded."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -13,6 +14,8 @@ from ._checks import check_callable, check_generator, check_int, check_probabili
 from .rewrite import _check_texts
 
 __all__ = ["TextAugmentedDataset"]
+
+_BLOCK = 1024
 
 
 class TextAugmentedDataset(Dataset):
@@ -60,15 +63,25 @@ class TextAugmentedDataset(Dataset):
         self.min_words = check_int(min_words, "min_words", minimum=0)
         self.tokenizer = None if tokenizer is None else check_callable(tokenizer, "tokenizer")
         self.generator = check_generator(generator)
+        self._block: list[float] = []
+        self._pos, self._pid = 0, None
 
     def __len__(self) -> int:
         return len(self.base)
 
-    def _draw(self, n: int) -> int:
-        return int(torch.randint(n, (1,), generator=self.generator))
-
     def _uniform(self) -> float:
-        return float(torch.rand((), generator=self.generator))
+        # Uniforms come in blocks of _BLOCK from one torch call (a per-sample torch call would
+        # double the data-loading time); a process that did not fill the block (a DataLoader
+        # worker, forked with a copy of it) refills its own, from its own torch RNG.
+        if self._pid != os.getpid() or self._pos >= len(self._block):
+            self._block = torch.rand(_BLOCK, generator=self.generator, dtype=torch.float64).tolist()
+            self._pos, self._pid = 0, os.getpid()
+        u = self._block[self._pos]
+        self._pos += 1
+        return u
+
+    def _draw(self, n: int) -> int:
+        return min(int(self._uniform() * n), n - 1)
 
     def choose(self, index: int, caption: str) -> str:
         """The text for ``caption`` of sample ``index`` (one draw)."""
