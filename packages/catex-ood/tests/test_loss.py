@@ -21,31 +21,39 @@ def _unit(a):
     return a / np.linalg.norm(a, axis=-1, keepdims=True)
 
 
+def _terms(feats, labels, T, T_sp, scale, *, outlier):
+    """Mean 2C-way CE (own logit of the other kind set to -10) and mean pair CE, per sample.
+    ID: [s, s~] target y, pair (s_y, s~_y); outliers: [s~, s] target c, pair (s~_c, s_c)."""
+    ce = pair = 0.0
+    for f, lab in zip(feats, labels):
+        s = scale * T @ f
+        sp = scale * (T_sp @ f).max(axis=1)
+        first, second = (sp, s) if outlier else (s, sp)
+        masked = second.copy()
+        masked[lab] = -10.0
+        ce += _ce(np.concatenate([first, masked]), lab) / len(labels)
+        pair += _ce(np.array([first[lab], second[lab]]), 0) / len(labels)
+    return ce, pair
+
+
 def _reference(x, y, T, T_sp, o, oy, scale, w):
     x, T, T_sp = _unit(x), _unit(T), _unit(T_sp)
     C = T.shape[0]
-    a = b = c_id = c_o = 0.0
-    for f, lab in zip(x, y):
-        s = scale * T @ f
-        sp = scale * (T_sp @ f).max(axis=1)
-        masked = sp.copy()
-        masked[lab] = -10.0
-        a += _ce(np.concatenate([s, masked]), lab) / len(y)
-        c_id += _ce(np.array([s[lab], sp[lab]]), 0) / len(y)
-    for f, lab in zip(_unit(o), oy):
-        s = scale * T @ f
-        sp = scale * (T_sp @ f).max(axis=1)
-        masked = s.copy()
-        masked[lab] = -10.0
-        b += _ce(np.concatenate([sp, masked]), lab) / len(oy)
-        c_o += _ce(np.array([sp[lab], s[lab]]), 0) / len(oy)
+    ce_id, pair_id = _terms(x, y, T, T_sp, scale, outlier=False)
+    ce_o, pair_o = _terms(_unit(o), oy, T, T_sp, scale, outlier=True)
     orth = 0.0
     for cls in range(C):
         m = T_sp[cls] @ T_sp[cls].T
         np.fill_diagonal(m, 0.0)
         orth += m.mean() / C
     ns = T_sp.shape[1]
-    return w[0] * a + w[1] * b + w[2] * c_id + w[3] * c_o + (w[4] * orth if ns > 1 else 0.0)
+    return (
+        w[0] * ce_id
+        + w[1] * ce_o
+        + w[2] * pair_id
+        + w[3] * pair_o
+        + (w[4] * orth if ns > 1 else 0.0)
+    )
 
 
 @pytest.mark.parametrize("ns", [1, 3])

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from ._checks import check_generator, check_int, check_tensor
-from ._validation import check_classnames
+from ._checks import check_generator, check_int
+from ._validation import check_encoder_inputs
 
 
 class TinyTextEncoder(nn.Module):
@@ -69,15 +69,10 @@ class TinyTextEncoder(nn.Module):
         return 0.02 * torch.randn(self.name_tokens, self.token_dim, generator=g)
 
     def forward(self, ctx: torch.Tensor, classnames: Sequence[str]) -> torch.Tensor:
-        check_tensor(ctx, "ctx", ndim=3)
-        names = check_classnames(classnames, "classnames")
+        names = check_encoder_inputs(ctx, classnames, self.token_dim)
         C, M, d = ctx.shape
-        if d != self.token_dim:
-            raise ValueError(f"ctx must have token_dim={self.token_dim} columns, got {d}")
         if M > self.max_ctx:
             raise ValueError(f"ctx has {M} tokens, more than max_ctx={self.max_ctx}")
-        if len(names) != C:
-            raise ValueError(f"classnames has {len(names)} names but ctx has {C} rows")
         dev, dt = ctx.device, ctx.dtype
         sp = self.special.to(dev, dt)
         name_emb = torch.stack([self.name_embedding(n) for n in names]).to(dev, dt)

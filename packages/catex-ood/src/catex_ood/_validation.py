@@ -51,3 +51,14 @@ def check_classnames(value: Any, name: str = "classnames") -> list[str]:
         if not c.strip():
             raise ValueError(f"{name}[{i}] must be a non-empty string, got {c!r}")
     return items
+
+
+def check_encoder_inputs(ctx: Any, classnames: Any, token_dim: int) -> list[str]:
+    """The text-encoder protocol's inputs: ``ctx`` [C, M, token_dim] and C class names."""
+    check_tensor(ctx, "ctx", ndim=3)
+    names = check_classnames(classnames, "classnames")
+    if ctx.shape[2] != token_dim:
+        raise ValueError(f"ctx must have token_dim={token_dim} columns, got {ctx.shape[2]}")
+    if len(names) != ctx.shape[0]:
+        raise ValueError(f"classnames has {len(names)} names but ctx has {ctx.shape[0]} rows")
+    return names

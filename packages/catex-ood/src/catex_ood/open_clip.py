@@ -14,8 +14,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ._checks import check_tensor, describe
-from ._validation import check_classnames
+from ._checks import describe
+from ._validation import check_encoder_inputs
 
 
 class OpenCLIPTextEncoder(nn.Module):
@@ -54,13 +54,8 @@ class OpenCLIPTextEncoder(nn.Module):
         return self.tokenizer([f"{prefix} {c}." for c in classnames])
 
     def forward(self, ctx: torch.Tensor, classnames: Sequence[str]) -> torch.Tensor:
-        check_tensor(ctx, "ctx", ndim=3)
-        names = check_classnames(classnames, "classnames")
-        C, M, d = ctx.shape
-        if d != self.token_dim:
-            raise ValueError(f"ctx must have token_dim={self.token_dim} columns, got {d}")
-        if len(names) != C:
-            raise ValueError(f"classnames has {len(names)} names but ctx has {C} rows")
+        names = check_encoder_inputs(ctx, classnames, self.token_dim)
+        C, M, _ = ctx.shape
         m = self.model
         tok = self.tokens(names, M).to(m.token_embedding.weight.device)
         emb = m.token_embedding(tok)
