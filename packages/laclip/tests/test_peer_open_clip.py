@@ -27,14 +27,14 @@ def test_zero_shot_classifier_equals_open_clip():
     model = open_clip.CLIP(
         embed_dim=16,
         vision_cfg={"image_size": 16, "patch_size": 8, "width": 32, "layers": 1, "head_width": 16},
-        text_cfg={"context_length": 16, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
+        text_cfg={"context_length": 77, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
     ).eval()
     tokenizer = open_clip.tokenize
     names = ["dog", "cat", "bird"]
     templates = [lambda c: f"a photo of a {c}.", lambda c: f"a drawing of the {c}."]
     ref = build_zero_shot_classifier(model, tokenizer, names, templates, use_tqdm=False)
     ours = laclip.zero_shot_classifier(
-        lambda t: model.encode_text(tokenizer(t, context_length=16)), names, templates
+        lambda t: model.encode_text(tokenizer(t)), names, templates
     )
     assert ours.shape == ref.shape == (16, 3)
     assert_close(ours, ref, atol=1e-5)
