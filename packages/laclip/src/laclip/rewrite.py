@@ -148,17 +148,12 @@ class LLMRewriter:
         prompts = self.prompts(captions)
         if not prompts:
             return []
-        out = self.generate(prompts)
-        if isinstance(out, str | bytes) or not isinstance(out, Sequence):
-            raise TypeError(f"generate must return a list of str, got {describe(out)}")
+        out = _check_texts(self.generate(prompts), "generate's output", allow_empty=True)
         if len(out) != len(prompts):
             raise ValueError(
                 f"generate must return one completion per prompt: got {len(out)} for "
                 f"{len(prompts)} prompts"
             )
-        for i, c in enumerate(out):
-            if not isinstance(c, str):
-                raise TypeError(f"generate must return str completions, got {describe(c)} at {i}")
         return [parse_rewrite(c, prompt=p) for c, p in zip(out, prompts, strict=True)]
 
     def __repr__(self) -> str:
