@@ -175,12 +175,22 @@ def flwr_peer(users, rounds, cohort):
     start = ndarrays_to_parameters([p.detach().numpy() for p in make_model().parameters()])
 
     def go():
-        strategy = FedAvg(fraction_fit=cohort / n, min_fit_clients=cohort, fraction_evaluate=0.0,
-                          min_evaluate_clients=0, min_available_clients=n,
-                          initial_parameters=start)
-        start_simulation(client_fn=client_fn, num_clients=n, strategy=strategy,
-                         config=ServerConfig(num_rounds=rounds), client_resources={"num_cpus": 1},
-                         ray_init_args={"num_cpus": 2, "include_dashboard": False})
+        strategy = FedAvg(
+            fraction_fit=cohort / n,
+            min_fit_clients=cohort,
+            fraction_evaluate=0.0,
+            min_evaluate_clients=0,
+            min_available_clients=n,
+            initial_parameters=start,
+        )
+        start_simulation(
+            client_fn=client_fn,
+            num_clients=n,
+            strategy=strategy,
+            config=ServerConfig(num_rounds=rounds),
+            client_resources={"num_cpus": 1},
+            ray_init_args={"num_cpus": 2, "include_dashboard": False},
+        )
 
     return go
 
@@ -225,8 +235,9 @@ def run(args):
         table.add("pfl (peer)", "not installed", "not installed", "n/a")
     if importlib.util.find_spec("flwr") is not None:
         ms = timeit_ms(flwr_peer(users, rounds, cohort), repeat=1, warmup=0).best_ms
-        table.add("flwr 1.42 simulation (Ray, peer)", rounds / (ms / 1e3), ms / rounds,
-                  ratio(ms, base))
+        table.add(
+            "flwr 1.42 simulation (Ray, peer)", rounds / (ms / 1e3), ms / rounds, ratio(ms, base)
+        )
     else:
         table.add("flwr (peer)", "not installed", "not installed", "n/a")
     table.notes = (
