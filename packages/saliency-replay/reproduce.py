@@ -1,24 +1,176 @@
-"""Reproduce the headline claims of Saliency-driven Experience Replay for Continual Learning (NeurIPS 2024) at small scale.
+"""Reproduce SER's claims (Bellitto et al., NeurIPS 2024) at laptop scale: Split-digits.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+    python reproduce.py [--quick] [--full] [--seeds N] [--json PATH]
+
+Setup (the paper brief's CPU check): scikit-learn's digits (8x8, pixels / 16, bilinearly
+upsampled to 16x16); per seed a random 500-image test set, a 300-image *label-free* pool for
+pretraining the saliency branch, and the rest as the stream: 5 tasks x 2 classes, class-IL,
+online (one pass, batch 8), reservoir buffer 200. Backbone: ``small_cnn`` (4 stages, 16-32-32-64
+channels) standing in for ResNet-18; the saliency net is the same stages (deep-copied) plus a
+2-layer decoder, pretrained for 100 Adam steps on the pool, then trained online (not frozen).
+Saliency targets are ``proxy_saliency`` (blurred stroke intensity), a documented stand-in for
+human saliency (no eye-tracking data exists for digits); the ablation uses uniform-noise maps
+(pretraining and online). Optimiser: the vendored Adam, lr 3e-3 (classifier) and 1e-3 (saliency
+net) instead of the paper's SGD; DER++ alpha 0.1, beta 0.5 (the SER README's values).
+Default 3 seeds (``--seeds``; the brief asks for 5: ``--full``). Not run: the spurious-feature
+and adversarial claims, Split Mini-ImageNet / FG-ImageNet (paper numbers are quoted only).
 """
 
 from __future__ import annotations
 
+import copy
+
+import numpy as np
+
 from papershelf_harness import Claim, reproduce_cli
+
+CH = (16, 32, 32, 64)
+
+
+def _data(seed, quick):
+    import torch
+    from sklearn.datasets import load_digits
+    from torch.nn import functional as F
+
+    d = load_digits()
+    X = torch.tensor(d.images, dtype=torch.float32).unsqueeze(1) / 16.0
+    X = F.interpolate(X, size=(16, 16), mode="bilinear", align_corners=False)
+    y = torch.tensor(d.target)
+    p = torch.randperm(len(y), generator=torch.Generator().manual_seed(seed))
+    te, pool, tr = p[:500], p[500:800], p[800:]
+    if quick:  # a smoke test: 100 stream and 100 test images
+        tr, te = tr[:100], te[:100]
+    return X[tr], y[tr], X[te], y[te], X[pool]
+
+
+def _noise(x, g):
+    import torch
+
+    m = torch.rand(x.shape[0], 1, *x.shape[-2:], generator=g)
+    return m / m.flatten(1).sum(1).view(-1, 1, 1, 1)
+
+
+def _pretrained_saliency(stages, pool, target, steps, seed):
+    import torch
+
+    import saliency_replay as sr
+    from saliency_replay._optim import Adam
+
+    net = sr.SaliencyEncoderDecoder(stages, channels=CH[-1])
+    opt = Adam(net.parameters(), lr=3e-3)
+    g = torch.Generator().manual_seed(seed)
+    for _ in range(steps):
+        xb = pool[torch.randint(0, pool.shape[0], (32,), generator=g)]
+        loss = sr.kld_saliency_loss(net(xb)[0], target(xb))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net
+
+
+def _one_seed(seed, quick):
+    import torch
+
+    import saliency_replay as sr
+
+    torch.set_num_threads(1)
+    Xtr, ytr, Xte, yte, pool = _data(seed, quick)
+    tr = sr.split_dataset(Xtr, ytr, n_tasks=5)
+    te = sr.split_dataset(Xte, yte, n_tasks=5)
+    torch.manual_seed(seed)
+    stages, head = sr.small_cnn(1, 10, channels=CH)
+    g_noise = torch.Generator().manual_seed(seed + 1)
+    targets = {"proxy": sr.proxy_saliency, "noise": lambda x: _noise(x, g_noise)}
+    steps = 5 if quick else 100
+    nets = {k: _pretrained_saliency(stages, pool, f, steps, seed) for k, f in targets.items()}
+    out = {}
+    for method, cls in (("ER", sr.ER), ("DER++", sr.DERpp)):
+        for sal in (None, "proxy", "noise"):
+            if method == "ER" and sal == "noise":
+                continue  # the ablation runs on DER++, where the gain is largest
+            model = sr.ModulatedClassifier(copy.deepcopy(stages), copy.deepcopy(head))
+            strategy = cls(model, buffer_size=200, lr=3e-3, generator=torch.Generator().manual_seed(seed))
+            learner = strategy if sal is None else sr.SER(strategy, copy.deepcopy(nets[sal]))
+            acc, kld = np.zeros((5, 5)), []
+            order = torch.Generator().manual_seed(seed)
+            t1 = te[0].x
+            for i, task in enumerate(tr):
+                perm = torch.randperm(task.x.shape[0], generator=order)
+                for s in range(0, len(perm), 8):
+                    xb, yb = task.x[perm[s : s + 8]], task.y[perm[s : s + 8]]
+                    if sal is None:
+                        learner.observe(xb, yb)
+                    else:
+                        learner.observe(xb, yb, targets[sal](xb))
+                learner.end_task()
+                acc[i] = [sr.accuracy(learner, t.x, t.y) for t in te]
+                if sal == "proxy":
+                    kld.append(float(sr.kld_saliency_loss(learner.saliency(t1), sr.proxy_saliency(t1))))
+            out[(method, sal)] = (sr.average_accuracy(acc), sr.forgetting(acc), acc[0, 0], acc[-1, 0], kld)
+    return out
+
+
+def _runs(args):
+    n = 1 if args.quick else (5 if args.full else args.seeds)
+    return [_one_seed(s, args.quick) for s in range(n)]
+
+
+def _extra(parser):
+    parser.add_argument("--seeds", type=int, default=3, help="number of seeds (default 3)")
 
 
 def claims(args):
-    """Yield one Claim(claim, paper, measured, holds, note) per headline claim of the paper."""
-    import saliency_replay
+    runs = _runs(args)
+    n = len(runs)
 
+    def mean(key, k=0):
+        return 100 * float(np.mean([r[key][k] for r in runs]))
+
+    def pts(key):
+        return f"{mean(key):.1f}% (forgetting {mean(key, 1):.1f})"
+
+    er, er_s = mean(("ER", None)), mean(("ER", "proxy"))
+    de, de_s, de_n = mean(("DER++", None)), mean(("DER++", "proxy")), mean(("DER++", "noise"))
     yield Claim(
-        "the package imports",
-        paper="-",
-        measured=saliency_replay.__version__,
+        "DER++ + SER >= DER++ + 1 pt (final class-IL accuracy)",
+        paper="up to ~20 pts (Split Mini-ImageNet, class-IL)",
+        measured=f"{pts(('DER++', 'proxy'))} vs {pts(('DER++', None))}: {de_s - de:+.1f} pts, {n} seeds",
+        holds=None if args.quick else bool(de_s - de >= 1.0),
+        note="Split-digits, proxy saliency" + (" (--quick: smoke test)" if args.quick else ""),
+    )
+    yield Claim(
+        "ER + SER >= ER (final class-IL accuracy)",
+        paper="SER improves every wrapped rehearsal method",
+        measured=f"{pts(('ER', 'proxy'))} vs {pts(('ER', None))}: {er_s - er:+.1f} pts, {n} seeds",
+        holds=None if args.quick else bool(er_s >= er),
+        note="Split-digits, proxy saliency",
+    )
+    gain, gain_n = de_s - de, de_n - de
+    yield Claim(
+        "noise saliency halves SER's gain (DER++)",
+        paper="saliency, not extra capacity, drives the gain (vs DualNet/TwF)",
+        measured=f"gain with noise maps {gain_n:+.1f} pts vs proxy {gain:+.1f} pts",
+        holds=None if (args.quick or gain <= 0) else bool(gain_n <= gain / 2),
+        note="undefined when the proxy gain is not positive" if gain <= 0 else "",
+    )
+    k1 = np.mean([r[("DER++", "proxy")][4][0] for r in runs])
+    kT = np.mean([r[("DER++", "proxy")][4][-1] for r in runs])
+    a1 = mean(("DER++", "proxy"), 2)
+    aT = mean(("DER++", "proxy"), 3)
+    yield Claim(
+        "saliency does not forget: task-1 KLD after the last task <= 1.1x after task 1",
+        paper="Fig. 1: saliency prediction stable while classification forgets",
+        measured=f"KLD {k1:.4f} -> {kT:.4f} ({kT / k1:.2f}x); task-1 accuracy {a1:.1f}% -> {aT:.1f}%",
+        holds=None if args.quick else bool(kT <= 1.1 * k1 and aT < a1),
+        note="DER++ + SER, proxy targets",
+    )
+    yield Claim(
+        "spurious-feature and adversarial robustness (ER-ACE + SER)",
+        paper="ER-ACE+SER drops much less than ER-ACE under class-specific patches",
+        measured="not run",
         holds=None,
-        note="replace with the paper's claims",
+        note="not measured in this release (time)",
     )
 
 
-main = reproduce_cli(claims)  # package, paper and --help from this file and pyproject.toml
+main = reproduce_cli(claims, extra_args=_extra)

@@ -112,12 +112,20 @@ def accuracy(learner, x, y, *, classes=None, batch_size=512):
     if y.shape[0] != x.shape[0]:
         raise ValueError(f"y must have length {x.shape[0]}, got {y.shape[0]}")
     bs = check_int(batch_size, "batch_size", minimum=1)
+    if classes is not None:
+        classes = check_array(classes, "classes", ndim=1, dtype="int")
+        if classes.min() < 0:
+            raise ValueError(f"classes must be non-negative class indices, got {classes.min()}")
     correct = 0
     for i in range(0, x.shape[0], bs):
         out = learner.logits(x[i : i + bs])
         if classes is not None:
+            if classes.max() >= out.shape[1]:
+                raise ValueError(
+                    f"classes must be below the {out.shape[1]} outputs, got {classes.max()}"
+                )
             keep = torch.full((out.shape[1],), float("-inf"))
-            keep[list(classes)] = 0.0
+            keep[torch.as_tensor(classes)] = 0.0
             out = out + keep
         correct += int((out.argmax(1) == y[i : i + bs]).sum())
     return correct / x.shape[0]

@@ -33,7 +33,9 @@ class _Rehearsal:
         generator=None,
     ):
         self.model = check_module(model, "model")
-        self.buffer = ReservoirBuffer(buffer_size, generator=check_generator(generator))
+        self.buffer = ReservoirBuffer(
+            check_int(buffer_size, "buffer_size", minimum=1), generator=check_generator(generator)
+        )
         self.generator = generator
         self.minibatch_size = (
             None if minibatch_size is None else check_int(minibatch_size, "minibatch_size", minimum=1)
