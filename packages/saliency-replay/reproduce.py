@@ -56,7 +56,7 @@ def _pretrained_saliency(stages, pool, target, steps, seed):
     import saliency_replay as sr
     from saliency_replay._optim import Adam
 
-    net = sr.SaliencyEncoderDecoder(stages, channels=CH[-1])
+    net = sr.SaliencyEncoderDecoder(stages, channels=CH)
     opt = Adam(net.parameters(), lr=3e-3)
     g = torch.Generator().manual_seed(seed)
     for _ in range(steps):

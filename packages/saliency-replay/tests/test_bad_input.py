@@ -15,7 +15,7 @@ torch.manual_seed(0)
 CH = (4, 8)
 STAGES, HEAD = sr.small_cnn(1, 4, channels=CH)
 MODEL = sr.ModulatedClassifier(STAGES, HEAD)
-NET = sr.SaliencyEncoderDecoder(STAGES, channels=8, decoder_channels=2)
+NET = sr.SaliencyEncoderDecoder(STAGES, channels=CH, decoder_channels=2)
 X = torch.rand(3, 1, 8, 8)
 Y = torch.tensor([0, 1, 2])
 FEATS = [f.detach() for f in NET(X)[1]]
@@ -69,7 +69,7 @@ def _er(**kw):
 
 
 def _ser(**kw):
-    return sr.SER(_er(), sr.SaliencyEncoderDecoder(STAGES, channels=8), **kw)
+    return sr.SER(_er(), sr.SaliencyEncoderDecoder(STAGES, channels=CH), **kw)
 
 
 TASKS = sr.split_dataset(X, Y, n_tasks=3)
@@ -94,10 +94,12 @@ CASES = [
            bad=((FEATS[0], TypeError), (FEATS[:1], ValueError), ([FEATS[1], FEATS[0]], ValueError),
                 ([FEATS[0].numpy(), FEATS[1]], TypeError),
                 ([torch.full_like(FEATS[0], float("nan")), FEATS[1]], ValueError))),
-    Values("SaliencyEncoderDecoder.stages", "stages", lambda v: sr.SaliencyEncoderDecoder(v, channels=8),
+    Values("SaliencyEncoderDecoder.stages", "stages", lambda v: sr.SaliencyEncoderDecoder(v, channels=CH),
            bad=((HEAD, TypeError), ([], ValueError), (None, TypeError))),
-    keyword(Int, sr.SaliencyEncoderDecoder, "channels", STAGES, minimum=1),
-    keyword(Int, sr.SaliencyEncoderDecoder, "decoder_channels", STAGES, kwargs={"channels": 8}, minimum=1),
+    Values("SaliencyEncoderDecoder.channels", "channels",
+           lambda v: sr.SaliencyEncoderDecoder(STAGES, channels=v),
+           bad=((8, TypeError), ((4,), ValueError), ((4, 0), ValueError), ((4, 8.0), TypeError), (None, TypeError))),
+    keyword(Int, sr.SaliencyEncoderDecoder, "decoder_channels", STAGES, kwargs={"channels": CH}, minimum=1),
     Values("SaliencyEncoderDecoder.forward.x", "x", NET, bad=IMAGES),
     Int("small_cnn.in_channels", "in_channels", lambda v: sr.small_cnn(v), minimum=1),
     Int("small_cnn.num_classes", "num_classes", lambda v: sr.small_cnn(1, v), minimum=1),

@@ -25,7 +25,7 @@ def _models(mode, active=None):
     torch.manual_seed(1)
     stages, head = sr.small_cnn(1, 10, channels=CH)
     m = sr.ModulatedClassifier(stages, head, mode=mode, active=active, channels=CH)
-    net = sr.SaliencyEncoderDecoder(stages, channels=CH[-1])
+    net = sr.SaliencyEncoderDecoder(stages, channels=CH)
     return m.eval(), net.eval()
 
 
@@ -90,7 +90,7 @@ def test_classification_gradients_never_reach_the_saliency_net(mode):
 
 def test_saliency_net_copies_the_stages_and_matches_their_shapes():
     stages, head = sr.small_cnn(3, 5, channels=(8, 8, 16))
-    net = sr.SaliencyEncoderDecoder(stages, channels=16, decoder_channels=4)
+    net = sr.SaliencyEncoderDecoder(stages, channels=(8, 8, 16), decoder_channels=4)
     x = torch.randn(2, 3, 12, 12)
     sal, feats = net(x)
     assert sal.shape == (2, 1, 12, 12)

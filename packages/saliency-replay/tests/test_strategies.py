@@ -74,7 +74,7 @@ def _ser(cls, **kw):
     torch.manual_seed(0)
     stages, head = sr.small_cnn(1, 4, channels=CH)
     model = sr.ModulatedClassifier(stages, head)
-    net = sr.SaliencyEncoderDecoder(stages, channels=CH[-1], decoder_channels=3)
+    net = sr.SaliencyEncoderDecoder(stages, channels=CH, decoder_channels=3)
     s = cls(model, buffer_size=4, generator=torch.Generator().manual_seed(1))
     return sr.SER(s, net, **kw), s
 

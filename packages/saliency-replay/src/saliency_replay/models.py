@@ -129,31 +129,42 @@ class SaliencyEncoderDecoder(nn.Module):
     ``forward(x) -> (sal_map [B, 1, H, W], feats)``: ``feats[i]`` is encoder stage ``i``'s
     pre-ReLU map (the shapes of the classifier's stages); ``sal_map`` is a softmax over the
     pixels (each map sums to 1). ``stages`` is deep-copied (as the paper copies the backbone).
-    ``channels``: the last stage's channel count (the decoder's input).
+    ``channels``: each stage's output channel count. The decoder (a stand-in for UNISAL's) reads
+    every post-ReLU stage map bilinearly upsampled to the input size (a hypercolumn), then
+    Conv3x3 -> ReLU -> Conv1x1, so coarse stages do not limit the map's resolution.
     """
 
     def __init__(self, stages, *, channels, decoder_channels=16):
         super().__init__()
         self.encoder = copy.deepcopy(_check_stages(stages))
-        c = check_int(channels, "channels", minimum=1)
+        n = len(self.encoder)
+        if isinstance(channels, str | bytes) or not isinstance(channels, Sequence):
+            raise TypeError(f"channels must be a sequence of {n} ints, got {describe(channels)}")
+        if len(channels) != n:
+            raise ValueError(f"channels must have one entry per stage ({n}), got {len(channels)}")
+        chans = [check_int(c, f"channels[{i}]", minimum=1) for i, c in enumerate(channels)]
         d = check_int(decoder_channels, "decoder_channels", minimum=1)
         self.decoder = nn.Sequential(
-            nn.Conv2d(c, d, kernel_size=3, padding=1), nn.ReLU(), nn.Conv2d(d, 1, kernel_size=1)
+            nn.Conv2d(sum(chans), d, kernel_size=3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(d, 1, kernel_size=1),
         )
 
     def forward(self, x):
         check_images(x, "x")
-        feats = []
+        feats, maps = [], []
         h = x
+        size = x.shape[-2:]
         for stage in self.encoder:
             h = stage(h)
             feats.append(h)
             h = F.relu(h)
-        logit = F.interpolate(
-            self.decoder(h), size=x.shape[-2:], mode="bilinear", align_corners=False
-        )
+            maps.append(
+                h if h.shape[-2:] == size else F.interpolate(h, size=size, mode="bilinear", align_corners=False)
+            )
+        logit = self.decoder(torch.cat(maps, dim=1))
         b = logit.shape[0]
-        sal = torch.softmax(logit.reshape(b, -1), dim=1).reshape(b, 1, *x.shape[-2:])
+        sal = torch.softmax(logit.reshape(b, -1), dim=1).reshape(b, 1, *size)
         return sal, feats
 
 
