@@ -51,9 +51,8 @@ def _noise(x, g):
 
 
 def _pretrained_saliency(stages, pool, target, steps, seed):
-    import torch
-
     import saliency_replay as sr
+    import torch
     from saliency_replay._optim import Adam
 
     net = sr.SaliencyEncoderDecoder(stages, channels=CH)
@@ -69,9 +68,8 @@ def _pretrained_saliency(stages, pool, target, steps, seed):
 
 
 def _one_seed(seed, quick):
-    import torch
-
     import saliency_replay as sr
+    import torch
 
     torch.set_num_threads(1)
     Xtr, ytr, Xte, yte, pool = _data(seed, quick)
@@ -89,7 +87,9 @@ def _one_seed(seed, quick):
             if method == "ER" and sal == "noise":
                 continue  # the ablation runs on DER++, where the gain is largest
             model = sr.ModulatedClassifier(copy.deepcopy(stages), copy.deepcopy(head))
-            strategy = cls(model, buffer_size=200, lr=3e-3, generator=torch.Generator().manual_seed(seed))
+            strategy = cls(
+                model, buffer_size=200, lr=3e-3, generator=torch.Generator().manual_seed(seed)
+            )
             learner = strategy if sal is None else sr.SER(strategy, copy.deepcopy(nets[sal]))
             acc, kld = np.zeros((5, 5)), []
             order = torch.Generator().manual_seed(seed)
@@ -105,8 +105,16 @@ def _one_seed(seed, quick):
                 learner.end_task()
                 acc[i] = [sr.accuracy(learner, t.x, t.y) for t in te]
                 if sal == "proxy":
-                    kld.append(float(sr.kld_saliency_loss(learner.saliency(t1), sr.proxy_saliency(t1))))
-            out[(method, sal)] = (sr.average_accuracy(acc), sr.forgetting(acc), acc[0, 0], acc[-1, 0], kld)
+                    kld.append(
+                        float(sr.kld_saliency_loss(learner.saliency(t1), sr.proxy_saliency(t1)))
+                    )
+            out[(method, sal)] = (
+                sr.average_accuracy(acc),
+                sr.forgetting(acc),
+                acc[0, 0],
+                acc[-1, 0],
+                kld,
+            )
     return out
 
 

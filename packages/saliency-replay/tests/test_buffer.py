@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+import saliency_replay as sr
 import torch
 from scipy.stats import chisquare
-
-import saliency_replay as sr
 
 
 def _reference_reservoir(n_stream, size, gen):

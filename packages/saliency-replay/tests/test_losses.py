@@ -3,10 +3,9 @@
 import sys
 
 import numpy as np
+import saliency_replay as sr
 import torch
 from scipy.stats import entropy
-
-import saliency_replay as sr
 
 G = torch.Generator().manual_seed(0)
 P = torch.rand(5, 1, 6, 7, generator=G, dtype=torch.float64) + 0.01

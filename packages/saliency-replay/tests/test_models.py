@@ -3,10 +3,10 @@
 import copy
 
 import pytest
+import saliency_replay as sr
 import torch
 from torch.nn import functional as F
 
-import saliency_replay as sr
 from papershelf_harness.testing import assert_close
 
 X = torch.randn(4, 1, 16, 16, generator=torch.Generator().manual_seed(0))

@@ -2,9 +2,8 @@
 
 import numpy as np
 import pytest
-import torch
-
 import saliency_replay as sr
+import torch
 
 ACC = np.array([[0.9, 0.0, 0.0], [0.6, 0.8, 0.0], [0.5, 0.7, 0.95]])
 

@@ -3,11 +3,10 @@
 import copy
 
 import pytest
-import torch
-from torch.nn import functional as F
-
 import saliency_replay as sr
+import torch
 from saliency_replay._optim import Adam
+from torch.nn import functional as F
 
 G = torch.Generator().manual_seed(0)
 X1, Y1 = torch.randn(6, 1, 8, 8, generator=G), torch.tensor([0, 1, 0, 1, 1, 0])

@@ -68,7 +68,9 @@ class ReservoirBuffer:
         if logits is not None:
             check_tensor(logits, "logits", ndim=2)
             if logits.shape[0] != b:
-                raise ValueError(f"logits must have one row per sample ({b}), got {logits.shape[0]}")
+                raise ValueError(
+                    f"logits must have one row per sample ({b}), got {logits.shape[0]}"
+                )
         if task_id is not None:
             if isinstance(task_id, torch.Tensor):
                 check_tensor(task_id, "task_id", ndim=1, dtype="integer")

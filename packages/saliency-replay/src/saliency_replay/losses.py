@@ -28,7 +28,9 @@ def kld_saliency_loss(pred, target, *, eps=sys.float_info.epsilon):
         if bool((m < 0).any()):
             raise ValueError(f"{name} must be non-negative, got min {float(m.min()):.3g}")
         if bool((m.flatten(1).sum(1) <= 0).any()):
-            raise ValueError(f"{name} must have a positive sum in every sample, got an all-zero map")
+            raise ValueError(
+                f"{name} must have a positive sum in every sample, got an all-zero map"
+            )
     b = pred.shape[0]
     p = pred.reshape(b, -1)
     t = target.reshape(b, -1)

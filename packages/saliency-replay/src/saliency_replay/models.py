@@ -86,9 +86,13 @@ class ModulatedClassifier(nn.Module):
             if channels is None:
                 raise ValueError(f"channels is required for mode={self.mode!r}, got None")
             if isinstance(channels, str | bytes) or not isinstance(channels, Sequence):
-                raise TypeError(f"channels must be a sequence of {n} ints, got {describe(channels)}")
+                raise TypeError(
+                    f"channels must be a sequence of {n} ints, got {describe(channels)}"
+                )
             if len(channels) != n:
-                raise ValueError(f"channels must have one entry per stage ({n}), got {len(channels)}")
+                raise ValueError(
+                    f"channels must have one entry per stage ({n}), got {len(channels)}"
+                )
             chans = [check_int(c, f"channels[{i}]", minimum=1) for i, c in enumerate(channels)]
             block = _Aggregate if self.mode == "aggregate" else _DWSeparable
             for c, a in zip(chans, self.active):
@@ -104,7 +108,9 @@ class ModulatedClassifier(nn.Module):
                     f"sal_feats must be a sequence of {n} tensors or None, got {describe(sal_feats)}"
                 )
             if len(sal_feats) != n:
-                raise ValueError(f"sal_feats must have one map per stage ({n}), got {len(sal_feats)}")
+                raise ValueError(
+                    f"sal_feats must have one map per stage ({n}), got {len(sal_feats)}"
+                )
         h = x
         for i, stage in enumerate(self.stages):
             h = stage(h)
@@ -160,7 +166,9 @@ class SaliencyEncoderDecoder(nn.Module):
             feats.append(h)
             h = F.relu(h)
             maps.append(
-                h if h.shape[-2:] == size else F.interpolate(h, size=size, mode="bilinear", align_corners=False)
+                h
+                if h.shape[-2:] == size
+                else F.interpolate(h, size=size, mode="bilinear", align_corners=False)
             )
         logit = self.decoder(torch.cat(maps, dim=1))
         b = logit.shape[0]
@@ -180,7 +188,9 @@ def small_cnn(in_channels=1, num_classes=10, *, channels=(16, 32, 32, 64)):
     for i, c in enumerate(chans):
         stride = 1 if i == 0 else 2
         stages.append(
-            nn.Sequential(nn.Conv2d(cin, c, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(c))
+            nn.Sequential(
+                nn.Conv2d(cin, c, 3, stride=stride, padding=1, bias=False), nn.BatchNorm2d(c)
+            )
         )
         cin = c
     return nn.ModuleList(stages), nn.Linear(cin, k)

@@ -79,7 +79,9 @@ def split_dataset(X, y, *, n_tasks, classes_per_task=None):
 def _check_acc(acc):
     a = check_array(acc, "acc", ndim=2)
     if a.shape[0] != a.shape[1]:
-        raise ValueError(f"acc must be square [T, T] (acc[i, j]: task j after task i), got {a.shape}")
+        raise ValueError(
+            f"acc must be square [T, T] (acc[i, j]: task j after task i), got {a.shape}"
+        )
     return a
 
 
@@ -147,7 +149,9 @@ def run_stream(learner, train_tasks, test_tasks, *, batch_size=8, saliency=None,
         check_callable(saliency, "saliency")
     for name, tasks in (("train_tasks", train_tasks), ("test_tasks", test_tasks)):
         if isinstance(tasks, str | bytes) or not hasattr(tasks, "__len__") or not len(tasks):
-            raise TypeError(f"{name} must be a non-empty list of (x, y) tasks, got {describe(tasks)}")
+            raise TypeError(
+                f"{name} must be a non-empty list of (x, y) tasks, got {describe(tasks)}"
+            )
     if len(train_tasks) != len(test_tasks):
         raise ValueError(
             f"test_tasks must have one task per train task ({len(train_tasks)}), got {len(test_tasks)}"

@@ -38,12 +38,20 @@ class _Rehearsal:
         )
         self.generator = generator
         self.minibatch_size = (
-            None if minibatch_size is None else check_int(minibatch_size, "minibatch_size", minimum=1)
+            None
+            if minibatch_size is None
+            else check_int(minibatch_size, "minibatch_size", minimum=1)
         )
         self.lr = check_float(lr, "lr", minimum=0.0, min_inclusive=False)
-        if optimizer is not None and not (hasattr(optimizer, "step") and hasattr(optimizer, "zero_grad")):
-            raise TypeError(f"optimizer must have step() and zero_grad(), got {describe(optimizer)}")
-        self.optimizer = optimizer if optimizer is not None else Adam(model.parameters(), lr=self.lr)
+        if optimizer is not None and not (
+            hasattr(optimizer, "step") and hasattr(optimizer, "zero_grad")
+        ):
+            raise TypeError(
+                f"optimizer must have step() and zero_grad(), got {describe(optimizer)}"
+            )
+        self.optimizer = (
+            optimizer if optimizer is not None else Adam(model.parameters(), lr=self.lr)
+        )
         self.task = 0
         self._features = None  # set by SER: x -> list of saliency feature maps
 
@@ -93,7 +101,11 @@ class ER(_Rehearsal):
         if len(self.buffer):
             bx, by, _, _ = self._replay(x.shape[0])
             xs, ys = torch.cat([x, bx]), torch.cat([y, by])
-            f = None if feats is None else [torch.cat([a, b]) for a, b in zip(feats, self._features(bx))]
+            f = (
+                None
+                if feats is None
+                else [torch.cat([a, b]) for a, b in zip(feats, self._features(bx))]
+            )
             loss = F.cross_entropy(self._forward(xs, f), ys)
         else:
             loss = F.cross_entropy(self._forward(x, feats), y)
@@ -169,7 +181,14 @@ class SER:
     """
 
     def __init__(
-        self, strategy, saliency_net, *, frozen=False, sal_coeff=1.0, sal_lr=1e-3, sal_optimizer=None
+        self,
+        strategy,
+        saliency_net,
+        *,
+        frozen=False,
+        sal_coeff=1.0,
+        sal_lr=1e-3,
+        sal_optimizer=None,
     ):
         if not isinstance(strategy, _Rehearsal):
             raise TypeError(f"strategy must be an ER, DERpp or ERACE, got {describe(strategy)}")
@@ -190,7 +209,9 @@ class SER:
             self.saliency_net.eval()
             self.sal_optimizer = None
         else:
-            self.sal_optimizer = sal_optimizer or Adam(self.saliency_net.parameters(), lr=self.sal_lr)
+            self.sal_optimizer = sal_optimizer or Adam(
+                self.saliency_net.parameters(), lr=self.sal_lr
+            )
         strategy._features = self._buffer_features
 
     @property
