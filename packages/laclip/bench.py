@@ -19,6 +19,12 @@ from papershelf_harness import Table, bench_cli, ratio, timeit_ms
 torch.set_num_threads(1)
 
 
+def _forever(loader):
+    """Batches without end, each one loaded anew (itertools.cycle would replay stored ones)."""
+    while True:
+        yield from loader
+
+
 def _step_fn(dataset, tok, steps):
     torch.manual_seed(0)
     model = TinyCLIP(len(tok.index) + 1)
@@ -26,7 +32,7 @@ def _step_fn(dataset, tok, steps):
     loader = torch.utils.data.DataLoader(dataset, batch_size=128, shuffle=True, drop_last=True)
 
     def run():
-        for x, tokens in itertools.islice(itertools.cycle(loader), steps):
+        for x, tokens in itertools.islice(_forever(loader), steps):
             loss = laclip.clip_loss(
                 model.image(x), model.encode_text(tokens), model.logit_scale.exp()
             )
@@ -35,7 +41,7 @@ def _step_fn(dataset, tok, steps):
             opt.step()
 
     def load():
-        for _ in itertools.islice(itertools.cycle(loader), steps):
+        for _ in itertools.islice(_forever(loader), steps):
             pass
 
     return run, load

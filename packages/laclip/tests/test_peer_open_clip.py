@@ -33,8 +33,6 @@ def test_zero_shot_classifier_equals_open_clip():
     names = ["dog", "cat", "bird"]
     templates = [lambda c: f"a photo of a {c}.", lambda c: f"a drawing of the {c}."]
     ref = build_zero_shot_classifier(model, tokenizer, names, templates, use_tqdm=False)
-    ours = laclip.zero_shot_classifier(
-        lambda t: model.encode_text(tokenizer(t)), names, templates
-    )
+    ours = laclip.zero_shot_classifier(lambda t: model.encode_text(tokenizer(t)), names, templates)
     assert ours.shape == ref.shape == (16, 3)
     assert_close(ours, ref, atol=1e-5)
