@@ -80,6 +80,8 @@ def test_parse_rewrite_removes_echoed_prompt():
     assert laclip.parse_rewrite(completion, prompt=prompt) == "a crimson automobile parked"
     # without the prompt the first line is the instruction: the echo must be named to be removed
     assert laclip.parse_rewrite(completion) == "write image captions differently,"
+    # a decoder may add leading whitespace before the echo
+    assert laclip.parse_rewrite("\n " + completion, prompt=prompt) == "a crimson automobile parked"
     # a completion without the echo is parsed as is
     assert laclip.parse_rewrite(" a crimson car", prompt=prompt) == "a crimson car"
 

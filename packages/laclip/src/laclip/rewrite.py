@@ -99,7 +99,8 @@ def build_icl_prompt(
 
 def parse_rewrite(completion: str, *, prompt: str | None = None) -> str:
     """The rewrite in an LLM ``completion``: an echoed ``prompt`` (the completion starting with
-    it, as HF ``generate`` returns) removed, then the first line, stripped.
+    it, as HF ``generate`` returns, leading whitespace aside) removed, then the first line,
+    stripped.
 
     Leading blank lines are skipped, so ``" a dog\\n\\nnext => ..."`` and ``"\\n a dog"`` both give
     ``"a dog"``; an empty result is ``""`` (``TextAugmentedDataset`` then falls back to the
@@ -108,8 +109,11 @@ def parse_rewrite(completion: str, *, prompt: str | None = None) -> str:
     completion = _check_str(completion, "completion")
     if prompt is not None:
         prompt = _check_str(prompt, "prompt")
-        if prompt and completion.startswith(prompt):
+        head = prompt.strip()
+        if head and completion.startswith(prompt):
             completion = completion[len(prompt) :]
+        elif head and completion.lstrip().startswith(head):  # a decoder's leading space/newline
+            completion = completion.lstrip()[len(head) :]
     lines = completion.lstrip().splitlines()
     return lines[0].strip() if lines else ""
 
