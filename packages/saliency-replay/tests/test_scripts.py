@@ -7,5 +7,5 @@ from papershelf_harness.testing import check_scripts
 
 @pytest.mark.slow
 def test_scripts(tmp_path):
-    out = check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"], min_claims=5)
+    out = check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"], min_claims=6)
     assert all(c["holds"] is None for c in out["reproduce"]["claims"])  # --quick claims nothing
