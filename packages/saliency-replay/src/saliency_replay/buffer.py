@@ -40,21 +40,13 @@ class ReservoirBuffer:
     def __len__(self):
         return min(self.seen, self.size)
 
-    @property
-    def x(self):
-        return None if self._x is None else self._x[: len(self)]
+    def _filled(self, store):
+        return None if store is None else store[: len(self)]
 
-    @property
-    def y(self):
-        return None if self._y is None else self._y[: len(self)]
-
-    @property
-    def logits(self):
-        return None if self._logits is None else self._logits[: len(self)]
-
-    @property
-    def task_id(self):
-        return None if self._task is None else self._task[: len(self)]
+    x = property(lambda self: self._filled(self._x), doc="The stored inputs [len, ...].")
+    y = property(lambda self: self._filled(self._y), doc="The stored labels [len].")
+    logits = property(lambda self: self._filled(self._logits), doc="Stored logits or None.")
+    task_id = property(lambda self: self._filled(self._task), doc="Stored task ids or None.")
 
     def _alloc(self, like, n_extra_shape, dtype):
         return torch.zeros((self.size, *n_extra_shape), dtype=dtype, device=like.device)
