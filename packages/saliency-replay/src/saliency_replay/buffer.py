@@ -84,19 +84,18 @@ class ReservoirBuffer:
                 raise ValueError(
                     f"x must have sample shape {tuple(self._x.shape[1:])}, got {tuple(x.shape[1:])}"
                 )
-            if (logits is None) != (self._logits is None):
-                raise ValueError(
-                    "logits must be given on every add or on none (first add decided), got "
-                    f"{describe(logits)}"
-                )
+            for name, given, stored in (
+                ("logits", logits, self._logits),
+                ("task_id", task_id, self._task),
+            ):
+                if (given is None) != (stored is None):
+                    raise ValueError(
+                        f"{name} must be given on every add or on none (first add decided), "
+                        f"got {describe(given)}"
+                    )
             if logits is not None and logits.shape[1:] != self._logits.shape[1:]:
                 raise ValueError(
                     f"logits must have {self._logits.shape[1]} columns, got {logits.shape[1]}"
-                )
-            if (task_id is None) != (self._task is None):
-                raise ValueError(
-                    "task_id must be given on every add or on none (first add decided), got "
-                    f"{describe(task_id)}"
                 )
         for i in range(b):
             if self.seen < self.size:
