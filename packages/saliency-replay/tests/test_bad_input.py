@@ -106,12 +106,17 @@ CASES = [
         "channels",
         lambda v: sr.ModulatedClassifier(STAGES, HEAD, mode="aggregate", channels=v),
         bad=(
-            (None, ValueError),
             ((4,), ValueError),
             ((4, 0), ValueError),
             ((4, 8.0), TypeError),
             (8, TypeError),
         ),
+    ),
+    Values(
+        "ModulatedClassifier.channels.unreadable",
+        "channels",
+        lambda v: sr.ModulatedClassifier([torch.nn.ReLU()], HEAD, mode="dwseparable", channels=v),
+        bad=((None, ValueError),),
     ),
     Values("ModulatedClassifier.forward.x", "x", MODEL, bad=IMAGES),
     Values(

@@ -106,3 +106,10 @@ def test_saliency_net_copies_the_stages_and_matches_their_shapes():
         for p in stages.parameters():
             p.add_(1.0)
     assert all(torch.equal(before[k], v) for k, v in net.state_dict().items())
+
+
+def test_conv_mode_channels_are_read_from_the_stages():
+    stages, head = sr.small_cnn(1, 10, channels=CH)
+    m = sr.ModulatedClassifier(stages, head, mode="dwseparable")
+    assert m.channels == CH
+    assert [a.pointwise.out_channels for a in m.adapters] == list(CH)

@@ -28,6 +28,17 @@ def _check_stages(stages, name="stages"):
     return nn.ModuleList(stages)
 
 
+def _out_channels(stage):
+    """The output channels of a stage: its last module with ``num_features`` (a norm) or
+    ``out_channels`` (a conv); ``None`` when it has neither."""
+    for m in reversed(list(stage.modules())):
+        for attr in ("num_features", "out_channels"):
+            c = getattr(m, attr, None)
+            if isinstance(c, int) and c > 0:
+                return c
+    return None
+
+
 class _Aggregate(nn.Module):
     """ReLU is applied by the classifier; this is BN(Conv3x3([h; s])), shape-preserving."""
 
@@ -84,7 +95,12 @@ class ModulatedClassifier(nn.Module):
         self.adapters = nn.ModuleList()
         if self.mode != "multiply":
             if channels is None:
-                raise ValueError(f"channels is required for mode={self.mode!r}, got None")
+                channels = [_out_channels(s) for s in self.stages]
+                if None in channels:
+                    raise ValueError(
+                        f"channels is required for mode={self.mode!r}: stage "
+                        f"{channels.index(None)}'s output channels cannot be read from its modules"
+                    )
             if isinstance(channels, str | bytes) or not isinstance(channels, Sequence):
                 raise TypeError(
                     f"channels must be a sequence of {n} ints, got {describe(channels)}"
