@@ -88,3 +88,7 @@ def test_explicit_grads_and_missing_grads():
     torch.testing.assert_close(w.detach(), torch.full((3,), 0.9))  # Adam's first step is lr * sign
     with pytest.raises(ValueError, match="grads"):
         opt.step([torch.ones(3)])
+    # clipping with no gradient at all is a step that changes nothing (not an error)
+    clipped = optim.Adam([v], 0.1, max_grad_norm=1.0)
+    clipped.step()
+    assert torch.equal(v.detach(), torch.ones(2))

@@ -57,9 +57,10 @@ class Adam:
         grads = [p.grad for p in self.params] if grads is None else list(grads)
         if len(grads) != len(self.params):
             raise ValueError(f"grads: {len(grads)} gradients for {len(self.params)} parameters")
-        if self.max_grad_norm is not None:
+        present = [g for g in grads if g is not None]
+        if self.max_grad_norm is not None and present:
             norm = torch.linalg.vector_norm(
-                torch.stack([torch.linalg.vector_norm(g) for g in grads if g is not None])
+                torch.stack([torch.linalg.vector_norm(g) for g in present])
             )
             scale = torch.clamp(self.max_grad_norm / (norm + 1e-6), max=1.0)
             grads = [None if g is None else g * scale for g in grads]
