@@ -219,29 +219,22 @@ CASES = [
     Mismatch("unfitted", "fit", lambda: dispo().act([0], W)),
     # PointMaze2D and its datasets
     keyword(Number, dr.PointMaze2D, "goal_radius"),
-    keyword(
-        OutOfRange,
-        dr.PointMaze2D,
-        "goal_radius",
-        id="PointMaze2D.goal_radius.range",
-        values=st.sampled_from([0.0, -1.0]),
-    ),
     keyword(Int, dr.PointMaze2D, "horizon", minimum=1),
-    keyword(
-        OutOfRange,
-        dr.PointMaze2D,
-        "damping",
-        id="PointMaze2D.damping.range",
-        values=st.sampled_from([-0.1, 1.5]),
-    ),
     keyword(Number, dr.PointMaze2D, "accel"),
-    keyword(
-        OutOfRange,
-        dr.PointMaze2D,
-        "max_speed",
-        id="PointMaze2D.max_speed.range",
-        values=st.sampled_from([0.0, -0.2, 1.0, 3.0]),
-    ),
+    *[
+        keyword(
+            OutOfRange,
+            dr.PointMaze2D,
+            name,
+            id=f"PointMaze2D.{name}.range",
+            values=st.sampled_from(bad),
+        )
+        for name, bad in [
+            ("goal_radius", [0.0, -1.0]),
+            ("damping", [-0.1, 1.5]),
+            ("max_speed", [0.0, -0.2, 1.0, 3.0]),
+        ]
+    ],
     keyword(Array, dr.PointMaze2D, "goal", shape=(2,), ndims=(1,), none_ok=True),
     Array("PointMaze2D.step.action", "action", lambda v: MAZE.step(v), shape=(2,), ndims=(1,)),
     Array(
@@ -354,25 +347,11 @@ if HAS_TORCH:
             ndims=(1, 2),
         ),
         Array(
-            "GMM.act.w",
-            "w",
-            lambda v: GMM.act(MAZE_DATA["observations"][:1], v),
-            shape=(RFF4.dim,),
-            ndims=(1,),
-        ),
-        Array(
             "MPC.act.observations",
             "observations",
             lambda v: MPC.act(v, W4),
             shape=(2, 4),
             ndims=(1, 2),
-        ),
-        Array(
-            "MPC.act.w",
-            "w",
-            lambda v: MPC.act(MAZE_DATA["observations"][:1], v),
-            shape=(RFF4.dim,),
-            ndims=(1,),
         ),
         Array(
             "MPC.predict.actions",
@@ -387,13 +366,7 @@ if HAS_TORCH:
         Mismatch(
             "GMM.obs_columns", "observations", lambda: GMM.sample_outcomes(np.ones((2, 3)), 2)
         ),
-        Mismatch(
-            "GMM.wrong_len_w", "w", lambda: GMM.act(MAZE_DATA["observations"][:1], np.ones(3))
-        ),
         Mismatch("MPC.obs_columns", "observations", lambda: MPC.act(np.ones((2, 3)), W4)),
-        Mismatch(
-            "MPC.wrong_len_w", "w", lambda: MPC.act(MAZE_DATA["observations"][:1], np.ones(3))
-        ),
         Mismatch(
             "MPC.discrete_actions",
             "dataset['actions']",
@@ -406,6 +379,21 @@ if HAS_TORCH:
         ),
         Mismatch("MPC.unfitted", "fit", lambda: dr.OneStepModelMPC(RFF4).act(np.ones((1, 4)), W4)),
     ]
+    # the reward-weight argument w of act, the same checks for both fitted torch policies
+    OBS1 = MAZE_DATA["observations"][:1]
+    for label, policy in [("GMM", GMM), ("MPC", MPC)]:
+        CASES += [
+            Array(
+                f"{label}.act.w",
+                "w",
+                lambda v, policy=policy: policy.act(OBS1, v),
+                shape=(RFF4.dim,),
+                ndims=(1,),
+            ),
+            Mismatch(
+                f"{label}.wrong_len_w", "w", lambda policy=policy: policy.act(OBS1, np.ones(3))
+            ),
+        ]
 globals().update(bad_input_suite(CASES))
 
 
