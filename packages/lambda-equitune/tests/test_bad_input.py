@@ -146,27 +146,23 @@ CASES = [
         bad=(("m", TypeError), (None, TypeError)),
     ),
     suite.keyword(suite.Number, le.assert_equivariant, "atol", WRAPPERS["EquiTune"], G4, X),
-    suite.keyword(suite.Int, le.fit_lambda, "steps", WRAPPERS["LambdaEquiTune"], LOADER, minimum=1),
-    suite.keyword(suite.Number, le.fit_lambda, "lr", WRAPPERS["LambdaEquiTune"], LOADER),
-    suite.keyword(
-        suite.Option,
-        le.fit_lambda,
-        "optimizer",
-        WRAPPERS["LambdaEquiTune"],
-        LOADER,
-        kwargs={"steps": 1},
-        valid=frozenset({"adam", "sgd"}),
-    ),
-    suite.keyword(suite.Int, le.finetune, "steps", WRAPPERS["EquiTune"], LOADER, minimum=1),
-    suite.keyword(suite.Number, le.finetune, "lr", WRAPPERS["EquiTune"], LOADER),
-    suite.keyword(
-        suite.Option,
-        le.finetune,
-        "optimizer",
-        WRAPPERS["EquiTune"],
-        LOADER,
-        kwargs={"steps": 1},
-        valid=frozenset({"adam", "sgd"}),
+    # the two training loops take the same options: steps, lr, optimizer
+    *(
+        case
+        for train, wrapper in ((le.fit_lambda, "LambdaEquiTune"), (le.finetune, "EquiTune"))
+        for case in (
+            suite.keyword(suite.Int, train, "steps", WRAPPERS[wrapper], LOADER, minimum=1),
+            suite.keyword(suite.Number, train, "lr", WRAPPERS[wrapper], LOADER),
+            suite.keyword(
+                suite.Option,
+                train,
+                "optimizer",
+                WRAPPERS[wrapper],
+                LOADER,
+                kwargs={"steps": 1},
+                valid=frozenset({"adam", "sgd"}),
+            ),
+        )
     ),
     suite.Values(
         "fit_lambda.wrapper",
