@@ -33,6 +33,15 @@ NAN_X = X.clone()
 NAN_X[0, 0] = float("nan")
 NO_PARAMS = torch.nn.ReLU()
 
+
+def number_in_range(fn, name, id, values, *args, **kw):
+    """A real-number argument: the ``suite.Number`` case and its out-of-range ``values``."""
+    return [
+        suite.keyword(suite.Number, fn, name, *args, **kw),
+        suite.keyword(suite.OutOfRange, fn, name, *args, id=id, values=values, **kw),
+    ]
+
+
 CASES = [
     suite.Values(
         "simulate.model",
@@ -72,14 +81,8 @@ CASES = [
     ),
     suite.keyword(suite.Int, sim, "local_epochs", minimum=1),
     suite.keyword(suite.Int, sim, "local_batch_size", minimum=1, none_ok=True),
-    suite.keyword(suite.Number, sim, "local_lr"),
-    suite.keyword(
-        suite.OutOfRange, sim, "local_lr", id="simulate.local_lr<=0", values=st.floats(-10, 0)
-    ),
-    suite.keyword(suite.Number, sim, "central_lr"),
-    suite.keyword(
-        suite.OutOfRange, sim, "central_lr", id="simulate.central_lr<=0", values=st.floats(-10, 0)
-    ),
+    *number_in_range(sim, "local_lr", "simulate.local_lr<=0", st.floats(-10, 0)),
+    *number_in_range(sim, "central_lr", "simulate.central_lr<=0", st.floats(-10, 0)),
     suite.keyword(suite.Option, sim, "central_optimizer", valid=frozenset({"sgd", "adam"})),
     suite.keyword(suite.Option, sim, "weighting", valid=frozenset({"uniform", "examples"})),
     suite.keyword(suite.Values, sim, "privacy", bad=((3, TypeError), ("dp", TypeError))),
@@ -94,32 +97,11 @@ CASES = [
         "simulate.examples+privacy", "weighting", lambda: sim(privacy=gauss(), weighting="examples")
     ),
     # CentralGaussian
-    suite.keyword(suite.Number, gauss, "clip_bound"),
-    suite.keyword(
-        suite.OutOfRange,
-        gauss,
-        "clip_bound",
-        id="CentralGaussian.clip_bound<=0",
-        values=st.floats(-5, 0),
-    ),
-    suite.keyword(suite.Number, gauss, "noise_multiplier"),
-    suite.keyword(
-        suite.OutOfRange,
-        gauss,
-        "noise_multiplier",
-        id="CentralGaussian.sigma<0",
-        values=st.floats(-5, -1e-3),
-    ),
+    *number_in_range(gauss, "clip_bound", "CentralGaussian.clip_bound<=0", st.floats(-5, 0)),
+    *number_in_range(gauss, "noise_multiplier", "CentralGaussian.sigma<0", st.floats(-5, -1e-3)),
     suite.keyword(suite.Int, gauss, "noise_cohort_size", minimum=1, none_ok=True),
     suite.keyword(suite.Flag, gauss, "adaptive"),
-    suite.keyword(suite.Number, gauss, "target_quantile"),
-    suite.keyword(
-        suite.OutOfRange,
-        gauss,
-        "target_quantile",
-        id="CentralGaussian.quantile>1",
-        values=st.floats(1.01, 10),
-    ),
+    *number_in_range(gauss, "target_quantile", "CentralGaussian.quantile>1", st.floats(1.01, 10)),
     suite.keyword(suite.Number, gauss, "clip_lr"),
     suite.keyword(suite.Number, gauss, "indicator_noise_std", none_ok=True),
     suite.Array(
@@ -175,17 +157,13 @@ CASES = [
     ),
     # accountants
     suite.keyword(suite.Number, ps.compute_epsilon, "noise_multiplier", kwargs=EPS),
-    suite.keyword(
-        suite.Number, ps.compute_epsilon, "sampling_prob", 1.0, kwargs={"steps": 3, "delta": 1e-5}
-    ),
-    suite.keyword(
-        suite.OutOfRange,
+    *number_in_range(
         ps.compute_epsilon,
         "sampling_prob",
+        "compute_epsilon.q_out",
+        st.sampled_from([0.0, -0.1, 1.5]),
         1.0,
         kwargs={"steps": 3, "delta": 1e-5},
-        id="compute_epsilon.q_out",
-        values=st.sampled_from([0.0, -0.1, 1.5]),
     ),
     suite.keyword(
         suite.Int,
@@ -195,17 +173,13 @@ CASES = [
         kwargs={"sampling_prob": 0.1, "delta": 1e-5},
         minimum=1,
     ),
-    suite.keyword(
-        suite.Number, ps.compute_epsilon, "delta", 1.0, kwargs={"sampling_prob": 0.1, "steps": 3}
-    ),
-    suite.keyword(
-        suite.OutOfRange,
+    *number_in_range(
         ps.compute_epsilon,
         "delta",
+        "compute_epsilon.delta_out",
+        st.sampled_from([0.0, 1.0, -1e-5, 2.0]),
         1.0,
         kwargs={"sampling_prob": 0.1, "steps": 3},
-        id="compute_epsilon.delta_out",
-        values=st.sampled_from([0.0, 1.0, -1e-5, 2.0]),
     ),
     suite.keyword(
         suite.Option,
@@ -216,16 +190,12 @@ CASES = [
         valid=frozenset({"pld", "rdp", "prv"}),
     ),
     suite.keyword(suite.Number, ps.compute_epsilon, "discretization", 1.0, kwargs=EPS),
-    suite.keyword(
-        suite.Number, ps.compute_noise_multiplier, "epsilon", kwargs={**EPS, "accountant": "rdp"}
-    ),
-    suite.keyword(
-        suite.OutOfRange,
+    *number_in_range(
         ps.compute_noise_multiplier,
         "epsilon",
+        "compute_noise_multiplier.eps<=0",
+        st.floats(-5, 0),
         kwargs={**EPS, "accountant": "rdp"},
-        id="compute_noise_multiplier.eps<=0",
-        values=st.floats(-5, 0),
     ),
     suite.keyword(
         suite.Int,
