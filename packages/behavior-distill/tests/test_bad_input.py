@@ -77,6 +77,18 @@ def _floats(lo=None, hi=None):
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
 
+def _lr_momentum(fn, loop):
+    """The step options of an SGD-with-momentum loop (``inner`` of meta_gradient, ``outer`` of
+    distill): ``<loop>_lr`` a number > 0, ``<loop>_momentum`` a number in [0, 1)."""
+    lr, momentum = f"{loop}_lr", f"{loop}_momentum"
+    return [
+        suite.keyword(suite.Number, fn, lr),
+        suite.keyword(suite.OutOfRange, fn, lr, values=_floats(hi=0.0)),
+        suite.keyword(suite.Number, fn, momentum),
+        suite.keyword(suite.OutOfRange, fn, momentum, values=_floats(lo=1.0, hi=1000000.0)),
+    ]
+
+
 CASES = [
     # --- tabular
     suite.Array(
@@ -97,25 +109,18 @@ CASES = [
         suite.Array, bd.TabularMDP, "init", P, R, kwargs={"gamma": 0.9}, shape=(3,), ndims=(1,)
     ),
     suite.keyword(suite.Number, bd.TabularMDP, "gamma", P, R, kwargs={"init": INIT}),
-    suite.keyword(
-        suite.OutOfRange,
-        bd.TabularMDP,
-        "gamma",
-        P,
-        R,
-        kwargs={"init": INIT},
-        id="TabularMDP.gamma>=1",
-        values=_floats(lo=1.0, hi=1000000.0),
-    ),
-    suite.keyword(
-        suite.OutOfRange,
-        bd.TabularMDP,
-        "gamma",
-        P,
-        R,
-        kwargs={"init": INIT},
-        id="TabularMDP.gamma<0",
-        values=_floats(hi=-1e-09),
+    *(
+        suite.keyword(
+            suite.OutOfRange,
+            bd.TabularMDP,
+            "gamma",
+            P,
+            R,
+            kwargs={"init": INIT},
+            id=f"TabularMDP.gamma{side}",
+            values=values,
+        )
+        for side, values in ((">=1", _floats(lo=1.0, hi=1000000.0)), ("<0", _floats(hi=-1e-09)))
     ),
     suite.Mismatch(
         "TabularMDP.R", "R", lambda: bd.TabularMDP(P, np.ones((3, 3)), gamma=0.9, init=INIT)
@@ -192,15 +197,7 @@ CASES = [
         "meta_gradient.actions.width", "actions", lambda: meta_gradient(actions=np.zeros((4, 3)))
     ),
     suite.keyword(suite.Int, meta_gradient, "inner_steps", minimum=1),
-    suite.keyword(suite.Number, meta_gradient, "inner_lr"),
-    suite.keyword(suite.OutOfRange, meta_gradient, "inner_lr", values=_floats(hi=0.0)),
-    suite.keyword(suite.Number, meta_gradient, "inner_momentum"),
-    suite.keyword(
-        suite.OutOfRange,
-        meta_gradient,
-        "inner_momentum",
-        values=_floats(lo=1.0, hi=1000000.0),
-    ),
+    *_lr_momentum(meta_gradient, "inner"),
     suite.keyword(suite.Option, meta_gradient, "method", valid=frozenset(bd.METHODS)),
     suite.Array(
         "meta_gradient.batch.observations",
@@ -240,15 +237,7 @@ CASES = [
     suite.keyword(suite.Int, distill, "batch_size", minimum=1),
     suite.Mismatch("distill.batch_size", "batch_size", lambda: distill(batch_size=11)),
     suite.keyword(suite.Int, distill, "inner_steps", minimum=1),
-    suite.keyword(suite.Number, distill, "outer_lr"),
-    suite.keyword(suite.OutOfRange, distill, "outer_lr", values=_floats(hi=0.0)),
-    suite.keyword(suite.Number, distill, "outer_momentum"),
-    suite.keyword(
-        suite.OutOfRange,
-        distill,
-        "outer_momentum",
-        values=_floats(lo=1.0, hi=1000000.0),
-    ),
+    *_lr_momentum(distill, "outer"),
     suite.keyword(suite.Number, distill, "inner_lr"),
     suite.keyword(suite.Number, distill, "clip_norm", none_ok=True),
     suite.keyword(suite.OutOfRange, distill, "clip_norm", values=_floats(hi=0.0)),
