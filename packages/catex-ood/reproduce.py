@@ -237,23 +237,39 @@ def claims_hierarchy(args):
         )
 
 
+# merged vs joint bank, per metric: claim text, paper, tolerance, number format, unit
+MERGE_CHECKS = (
+    (
+        "acc",
+        "merged banks {{0,1,2}}+{{3,4}}: 5-way accuracy within 3 points of the joint bank ({})",
+        "ImageNet100-A + -B contexts merged into a 200-class detector with little loss",
+        3.0,
+        ".1f",
+        "%",
+    ),
+    (
+        "catex_auroc",
+        "merged banks: CATEX AUROC within 0.03 of the joint bank ({})",
+        "as above",
+        0.03,
+        ".3f",
+        "",
+    ),
+)
+
+
 def claims_merge(args):
     rows = _runs(args)
     for run, label in (("paper", "paper weights"), ("ablation", "outlier pair term off")):
-        j_acc, m_acc = _mean(rows, run, "acc"), _mean(rows, run + "_merged", "acc")
-        j_auc, m_auc = _mean(rows, run, "catex_auroc"), _mean(rows, run + "_merged", "catex_auroc")
-        yield Claim(
-            f"merged banks {{0,1,2}}+{{3,4}}: 5-way accuracy within 3 points of the joint bank ({label})",
-            paper="ImageNet100-A + -B contexts merged into a 200-class detector with little loss",
-            measured=f"merged {m_acc:.1f}% vs joint {j_acc:.1f}% ({m_acc - j_acc:+.1f})",
-            holds=bool(abs(m_acc - j_acc) <= 3.0),
-        )
-        yield Claim(
-            f"merged banks: CATEX AUROC within 0.03 of the joint bank ({label})",
-            paper="as above",
-            measured=f"merged {m_auc:.3f} vs joint {j_auc:.3f} ({m_auc - j_auc:+.3f})",
-            holds=bool(abs(m_auc - j_auc) <= 0.03),
-        )
+        for metric, claim, paper, tol, fmt, unit in MERGE_CHECKS:
+            joint, merged = _mean(rows, run, metric), _mean(rows, run + "_merged", metric)
+            yield Claim(
+                claim.format(label),
+                paper=paper,
+                measured=f"merged {merged:{fmt}}{unit} vs joint {joint:{fmt}}{unit} "
+                f"({merged - joint:+{fmt}})",
+                holds=bool(abs(merged - joint) <= tol),
+            )
 
 
 def claims_outliers(args):
