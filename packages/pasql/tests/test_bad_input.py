@@ -2,6 +2,7 @@
 
 import numpy as np
 import pasql as pq
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -172,23 +173,16 @@ def test_greedy_nan(q):
     )
 
 
-def test_bellman_shapes_and_tol():
-    assert_rejects(
-        ValueError,
-        "P",
-        pq.periodic_bellman_solve,
-        np.zeros((2, 2, 2)),
-        np.full((2, 2, 2, 3), 1 / 3),
-        gamma=0.5,
-    )
-    assert_rejects(
-        ValueError,
-        "P",
-        pq.periodic_bellman_solve,
-        np.zeros((2, 2, 2)),
-        np.full((2, 2, 2, 2), 0.4),
-        gamma=0.5,
-    )
+@pytest.mark.parametrize(
+    "P",
+    [np.full((2, 2, 2, 3), 1 / 3), np.full((2, 2, 2, 2), 0.4)],
+    ids=["next_state_axis_mismatch", "rows_not_stochastic"],
+)
+def test_bellman_bad_P(P):
+    assert_rejects(ValueError, "P", pq.periodic_bellman_solve, np.zeros((2, 2, 2)), P, gamma=0.5)
+
+
+def test_greedy_tol_and_bruteforce_max_policies():
     assert_rejects(ValueError, "tol", pq.greedy_periodic, np.zeros((2, 2)), tol=-1.0)
     assert_rejects(
         ValueError, "max_policies", pq.best_periodic_bruteforce, POM, AG, 1, max_policies=0
