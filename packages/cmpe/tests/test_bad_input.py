@@ -20,6 +20,18 @@ DS = cmpe.DeepSet
 SET_NET = DS(2, 3, width=8)
 SET_MODEL = CP(2, 3, width=8, n_blocks=1, summary_net=DS(2, 3, width=8))
 
+
+def _reference(fn, x_obs, *, ndims, **kwargs):
+    """The cases every task's reference posterior sampler ``fn(x_obs, n_samples, *, rng)``
+    shares: ``x_obs`` (valid: the given array), ``n_samples`` >= 1 and ``rng``."""
+    name = fn.__name__
+    return [
+        A(f"{name}.x_obs", "x_obs", lambda v: fn(v, 3, **kwargs), shape=x_obs.shape, ndims=ndims),
+        I(f"{name}.n_samples", "n_samples", lambda v: fn(x_obs, v, **kwargs), minimum=1),
+        suite.Rng(f"{name}.rng", "rng", lambda v: fn(x_obs, 3, rng=v, **kwargs)),
+    ]
+
+
 CASES = [
     # constructors
     I("ConsistencyPosterior.theta_dim", "theta_dim", lambda v: CP(v, 3), minimum=1),
@@ -148,48 +160,14 @@ CASES = [
     # tasks
     I("two_moons.n", "n", lambda v: cmpe.two_moons(v), minimum=1),
     suite.Rng("two_moons.rng", "rng", lambda v: cmpe.two_moons(3, rng=v)),
-    A(
-        "two_moons_reference.x_obs",
-        "x_obs",
-        lambda v: cmpe.two_moons_reference(v, 3),
-        shape=(2,),
-        ndims=(1,),
-    ),
-    I(
-        "two_moons_reference.n_samples",
-        "n_samples",
-        lambda v: cmpe.two_moons_reference(IX, v),
-        minimum=1,
-    ),
-    suite.Rng("two_moons_reference.rng", "rng", lambda v: cmpe.two_moons_reference(IX, 3, rng=v)),
+    *_reference(cmpe.two_moons_reference, IX, ndims=(1,)),
     I("gmm_bimodal.n", "n", lambda v: cmpe.gmm_bimodal(v), minimum=1),
     kw(I, cmpe.gmm_bimodal, "n_obs", 3, minimum=1),
     suite.Rng("gmm_bimodal.rng", "rng", lambda v: cmpe.gmm_bimodal(3, rng=v)),
-    A(
-        "gmm_bimodal_reference.x_obs",
-        "x_obs",
-        lambda v: cmpe.gmm_bimodal_reference(v, 3),
-        shape=(10, 2),
-        ndims=(2,),
-    ),
-    I(
-        "gmm_bimodal_reference.n_samples",
-        "n_samples",
-        lambda v: cmpe.gmm_bimodal_reference(GM, v),
-        minimum=1,
-    ),
-    suite.Rng(
-        "gmm_bimodal_reference.rng", "rng", lambda v: cmpe.gmm_bimodal_reference(GM, 3, rng=v)
-    ),
+    *_reference(cmpe.gmm_bimodal_reference, GM, ndims=(2,)),
     I("inverse_kinematics.n", "n", lambda v: cmpe.inverse_kinematics(v), minimum=1),
     suite.Rng("inverse_kinematics.rng", "rng", lambda v: cmpe.inverse_kinematics(3, rng=v)),
-    A(
-        "inverse_kinematics_reference.x_obs",
-        "x_obs",
-        lambda v: cmpe.inverse_kinematics_reference(v, 3, epsilon=0.1),
-        shape=(2,),
-        ndims=(1,),
-    ),
+    *_reference(cmpe.inverse_kinematics_reference, np.array([0.0, 2.0]), ndims=(1,), epsilon=0.1),
     kw(N, cmpe.inverse_kinematics_reference, "epsilon", np.array([0.0, 2.0]), 3),
     kw(I, cmpe.inverse_kinematics_reference, "max_draws", np.array([0.0, 2.0]), 3, minimum=1),
     I("gaussian_conjugate.n", "n", lambda v: cmpe.gaussian_conjugate(v), minimum=1),
@@ -204,12 +182,7 @@ CASES = [
         shape=(3, 2),
         ndims=(2,),
     ),
-    I(
-        "gaussian_conjugate_reference.n_samples",
-        "n_samples",
-        lambda v: cmpe.gaussian_conjugate_reference(X, v),
-        minimum=1,
-    ),
+    *_reference(cmpe.gaussian_conjugate_reference, X, ndims=(2,)),
 ]
 
 globals().update(suite.bad_input_suite(CASES))
