@@ -82,34 +82,40 @@ def _call(fn, data, **change):
     return fn(*[kw.pop(k) for k in data], **kw)
 
 
-def _arrays(data):
-    return [k for k in data if not k.startswith("strata")]
+def _array_arg(data, which):
+    """The ``which``-th (cyclically) numeric array argument of ``data`` (not the strata)."""
+    arrays = [k for k in data if not k.startswith("strata")]
+    return arrays[which % len(arrays)]
+
+
+def _ok_ndims(fn, name):
+    return (2,) if name.startswith("X") else (1,) if fn in STRAT_REG + PPI_REGS else (1, 2)
+
+
+# wrong-value arrays (a ValueError naming the argument): strategy given (fn, data, name)
+BAD_ARRAYS = {
+    "nan_or_inf": lambda fn, data, name: invalid.non_finite_arrays(
+        shape=data[name].shape, base=0.5
+    ),
+    "wrong_ndim": lambda fn, data, name: invalid.wrong_ndim_arrays(_ok_ndims(fn, name), max_side=3),
+}
 
 
 @pytest.mark.parametrize(("fn", "data"), CASES, ids=IDS)
 @FAST
 @given(value=invalid.non_numeric(), which=st.integers(0, 10))
 def test_non_numeric_data(fn, data, value, which):
-    name = _arrays(data)[which % len(_arrays(data))]
+    name = _array_arg(data, which)
     assert_rejects(TypeError, name, _call, fn, data, **{name: value})
 
 
+@pytest.mark.parametrize("kind", list(BAD_ARRAYS))
 @pytest.mark.parametrize(("fn", "data"), CASES, ids=IDS)
 @FAST
 @given(which=st.integers(0, 10), where=st.data())
-def test_nan_or_inf_data(fn, data, which, where):
-    name = _arrays(data)[which % len(_arrays(data))]
-    bad = where.draw(invalid.non_finite_arrays(shape=data[name].shape, base=0.5))
-    assert_rejects(ValueError, name, _call, fn, data, **{name: bad})
-
-
-@pytest.mark.parametrize(("fn", "data"), CASES, ids=IDS)
-@FAST
-@given(which=st.integers(0, 10), where=st.data())
-def test_wrong_ndim_data(fn, data, which, where):
-    name = _arrays(data)[which % len(_arrays(data))]
-    ok = (2,) if name.startswith("X") else (1,) if fn in STRAT_REG + PPI_REGS else (1, 2)
-    bad = where.draw(invalid.wrong_ndim_arrays(ok, max_side=3))
+def test_bad_array_data(kind, fn, data, which, where):
+    name = _array_arg(data, which)
+    bad = where.draw(BAD_ARRAYS[kind](fn, data, name))
     assert_rejects(ValueError, name, _call, fn, data, **{name: bad})
 
 
