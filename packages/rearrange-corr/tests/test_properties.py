@@ -19,11 +19,14 @@ def _nonconstant(x, y):
     return np.ptp(x) > 1e-6 * (1 + np.abs(x).max()) and np.ptp(y) > 1e-6 * (1 + np.abs(y).max())
 
 
+# r# and the bounds are undefined (NaN) for a constant sample: the properties hold for the rest
+nonconstant_pairs = pairs.filter(lambda xy: _nonconstant(*xy))
+
+
 @SETTINGS
-@given(pairs)
+@given(nonconstant_pairs)
 def test_bounds_sign_symmetry(xy):
     x, y = xy
-    assume(_nonconstant(x, y))
     r_sharp = rearrangement_corr(x, y)
     r = np.corrcoef(x, y)[0, 1]
     assert -1.0 <= r_sharp <= 1.0
@@ -34,10 +37,15 @@ def test_bounds_sign_symmetry(xy):
 
 
 @SETTINGS
-@given(pairs, st.floats(0.01, 100), st.floats(-50, 50), st.floats(0.01, 100), st.floats(-50, 50))
+@given(
+    nonconstant_pairs,
+    st.floats(0.01, 100),
+    st.floats(-50, 50),
+    st.floats(0.01, 100),
+    st.floats(-50, 50),
+)
 def test_affine_invariance(xy, a, b, c, d):
     x, y = xy
-    assume(_nonconstant(x, y))
     r = rearrangement_corr(x, y)
     assert abs(rearrangement_corr(a * x + b, c * y + d) - r) < 1e-8
     assert abs(rearrangement_corr(-a * x + b, c * y + d) + r) < 1e-8
@@ -56,10 +64,9 @@ def test_monotone_maps_give_exactly_plus_minus_one(x):
 
 
 @SETTINGS
-@given(pairs)
+@given(nonconstant_pairs)
 def test_covariance_inequality_series(xy):
     x, y = xy
-    assume(_nonconstant(x, y))
     b = bounds(x, y)
     tol = 1e-9 * (1 + b.concordance)
     assert abs(b.s_xy) <= abs(b.s_rearranged) + tol
