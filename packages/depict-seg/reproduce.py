@@ -1,6 +1,6 @@
 """Reproduce the headline claims of Rethinking Decoders for Transformer-based Semantic Segmentation: Compression is All You Need (NeurIPS 2024) at small scale.
 
-    python reproduce.py [--quick] [--full] [--json PATH]
+python reproduce.py [--quick] [--full] [--json PATH]
 """
 
 from __future__ import annotations

@@ -2,11 +2,11 @@
 
 import math
 
+import depict_seg as ds
 import numpy as np
 import pytest
 import torch
 
-import depict_seg as ds
 from papershelf_harness.testing import assert_close
 
 

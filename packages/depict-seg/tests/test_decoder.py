@@ -1,10 +1,10 @@
 """DepictDecoder / SegmenterMaskTransformer: exact parameter counts, layout, and a naive forward."""
 
+import depict_seg as ds
 import pytest
 import torch
 import torch.nn.functional as F
 
-import depict_seg as ds
 from papershelf_harness.testing import assert_close
 
 
@@ -28,8 +28,15 @@ def test_depict_parameter_count_is_the_closed_form(L, h, dh, d, K):
     assert n_params(sa) == depict_count(L, h, dh, d, K)
     for ca_layers, ca_dh in ((3, 50), (2, 9)):
         ca = ds.DepictDecoder(
-            K, patch_size=16, d_model=d, n_layers=L, n_heads=h, dim_head=dh, mode="ca",
-            ca_layers=ca_layers, ca_dim_head=ca_dh,
+            K,
+            patch_size=16,
+            d_model=d,
+            n_layers=L,
+            n_heads=h,
+            dim_head=dh,
+            mode="ca",
+            ca_layers=ca_layers,
+            ca_dim_head=ca_dh,
         )
         assert n_params(ca) == depict_count(L, h, dh, d, K, "ca", ca_layers, ca_dh)
 
@@ -121,7 +128,14 @@ def test_sa_forward_matches_naive_and_grid_layout():
 def test_ca_forward_matches_naive():
     torch.manual_seed(1)
     dec = ds.DepictDecoder(
-        3, patch_size=2, d_model=10, n_layers=2, n_heads=2, dim_head=5, mode="ca", ca_layers=2,
+        3,
+        patch_size=2,
+        d_model=10,
+        n_layers=2,
+        n_heads=2,
+        dim_head=5,
+        mode="ca",
+        ca_layers=2,
         ca_dim_head=3,
     ).double()
     _randomise_norms(dec)

@@ -35,7 +35,10 @@ def check_size_pair(value: Any, name: str) -> tuple[int, int]:
         if isinstance(value, tuple | list):
             raise ValueError(f"{name} must be a pair (H, W), got {len(value)} value(s)")
         raise TypeError(f"{name} must be a pair (H, W) of integers, got {describe(value)}")
-    return (check_int(value[0], f"{name}[0]", minimum=1), check_int(value[1], f"{name}[1]", minimum=1))
+    return (
+        check_int(value[0], f"{name}[0]", minimum=1),
+        check_int(value[1], f"{name}[1]", minimum=1),
+    )
 
 
 def as_matrix(value: Any, name: str, *, ndim: int | tuple[int, ...] = 2) -> tuple[Any, bool]:

@@ -243,7 +243,9 @@ class SegmenterMaskTransformer(_MaskDecoder):
                 raise ValueError(
                     f"n_heads must be <= d_model ({d}) when dim_head is None, got {self.n_heads}"
                 )
-        dim_head = d // self.n_heads if dim_head is None else check_int(dim_head, "dim_head", minimum=1)
+        dim_head = (
+            d // self.n_heads if dim_head is None else check_int(dim_head, "dim_head", minimum=1)
+        )
         ca_dim_head = (
             d // self.n_heads
             if ca_dim_head is None

@@ -94,7 +94,9 @@ class TimmPatchTokens(nn.Module):
         try:
             import timm
         except ImportError as exc:  # pragma: no cover - exercised without the extra only
-            raise ImportError("TimmPatchTokens.from_name needs: pip install 'depict-seg[timm]'") from exc
+            raise ImportError(
+                "TimmPatchTokens.from_name needs: pip install 'depict-seg[timm]'"
+            ) from exc
         return cls(timm.create_model(name, pretrained=pretrained, **kwargs))
 
     def forward(self, images):
@@ -117,6 +119,11 @@ class SegmentationModel(nn.Module):
         ps = getattr(encoder, "patch_size", None)
         if isinstance(ps, bool) or not isinstance(ps, int):
             raise TypeError(f"encoder must have an integer patch_size attribute, got {ps!r}")
+        dec_ps = getattr(decoder, "patch_size", ps)
+        if dec_ps != ps:
+            raise ValueError(
+                f"decoder patch_size ({dec_ps}) must equal the encoder patch_size ({ps})"
+            )
         self.patch_size = ps
 
     def no_weight_decay(self) -> set[str]:

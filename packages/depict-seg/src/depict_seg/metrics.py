@@ -54,7 +54,9 @@ def subspace_coding_rates(Z, U, *, heads, eps=0.5):
         raise TypeError("Z and U must both be torch tensors or both be arrays")
     heads = check_int(heads, "heads", minimum=1)
     if u.shape[1] != z.shape[-1]:
-        raise ValueError(f"U must have {z.shape[-1]} columns (the width of Z), got {tuple(u.shape)}")
+        raise ValueError(
+            f"U must have {z.shape[-1]} columns (the width of Z), got {tuple(u.shape)}"
+        )
     if u.shape[0] % heads:
         raise ValueError(f"heads must divide the {u.shape[0]} rows of U, got {heads}")
     d_h = u.shape[0] // heads
