@@ -44,6 +44,12 @@ def _zoo(options):
     return lambda v: S.zoo.cnn_zoo(2, IM, LB, IM, LB, **{**ZOO, **options(v)})
 
 
+def _zoo_data(name):
+    """cnn_zoo called with its data argument ``name`` set to ``v``, the other data valid."""
+    data = {"images": IM, "labels": LB, "test_images": IM, "test_labels": LB}
+    return lambda v: S.zoo.cnn_zoo(2, **{**data, name: v}, **ZOO)
+
+
 CASES = [
     suite.Array(
         "forward_mlp.weights0",
@@ -121,20 +127,10 @@ CASES = [
         lambda v: S.zoo.cnn_zoo(v, IM, LB, IM, LB, **ZOO),
         minimum=1,
     ),
-    suite.Array(
-        "cnn_zoo.images",
-        "images",
-        lambda v: S.zoo.cnn_zoo(2, v, LB, IM, LB, **ZOO),
-        (6, 1, 4, 4),
-        (4,),
-    ),
-    suite.Array(
-        "cnn_zoo.test_images",
-        "test_images",
-        lambda v: S.zoo.cnn_zoo(2, IM, LB, v, LB, **ZOO),
-        (6, 1, 4, 4),
-        (4,),
-    ),
+    *[
+        suite.Array(f"cnn_zoo.{name}", name, _zoo_data(name), (6, 1, 4, 4), (4,))
+        for name in ("images", "test_images")
+    ],
     suite.Int("cnn_zoo.kernel_size", "kernel_size", _zoo(lambda v: {"kernel_size": v}), minimum=1),
     suite.Int("cnn_zoo.stride", "stride", _zoo(lambda v: {"stride": v}), minimum=1),
     suite.Int("cnn_zoo.steps", "steps", _zoo(lambda v: {"steps": v}), minimum=1),
