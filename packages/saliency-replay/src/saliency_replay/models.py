@@ -114,6 +114,9 @@ class ModulatedClassifier(nn.Module):
             for c, a in zip(chans, self.active):
                 self.adapters.append(block(c) if a else nn.Identity())
         self.channels = None if channels is None else tuple(int(c) for c in channels)
+        # False only inside ``_adversarial.end_to_end``: a white-box attack needs the input
+        # gradient through the saliency branch too; training always detaches.
+        self._detach_features = True
 
     def forward(self, x, sal_feats=None):
         check_images(x, "x")
@@ -138,7 +141,7 @@ class ModulatedClassifier(nn.Module):
                         f"sal_feats[{i}] must have the stage's shape {tuple(h.shape)}, "
                         f"got {tuple(s.shape)}"
                     )
-                s = s.detach()
+                s = s.detach() if self._detach_features else s
                 h = h * s if self.mode == "multiply" else self.adapters[i](h, s)
             h = F.relu(h)
         return self.head(h.mean((-2, -1)))
