@@ -24,18 +24,29 @@ FIT = pi.MPIImputer(n_phenotypes=3, modalities=[3, 2], epochs=2, random_state=0)
 RQ = pi.ResidualQuantizer(levels=2, codebook_size=3, random_state=0).fit(XF)
 
 
+IMPUTER = {"n_phenotypes": 3, "modalities": [3, 2], "epochs": 2}
+
+
 def imputer(**kw):
-    kw = {"n_phenotypes": 3, "modalities": [3, 2], "epochs": 2, **kw}
-    return lambda: pi.MPIImputer(**kw).fit(X)
+    return lambda: pi.MPIImputer(**{**IMPUTER, **kw}).fit(X)
 
 
-def _imp(name, kind, **case):
+def _imp(name, kind, id=None, **case):
+    """A case for the MPIImputer option ``name`` (checked in fit), the other options valid."""
+
     def call(v):
-        return pi.MPIImputer(**{"n_phenotypes": 3, "modalities": [3, 2], "epochs": 2, name: v}).fit(
-            X
-        )
+        return pi.MPIImputer(**{**IMPUTER, name: v}).fit(X)
 
-    return kind(f"MPIImputer.{name}", name, call, **case)
+    return kind(id or f"MPIImputer.{name}", name, call, **case)
+
+
+def _rq(name, kind, **case):
+    """A case for the ResidualQuantizer option ``name`` (checked in fit), codebook_size 3."""
+
+    def call(v):
+        return pi.ResidualQuantizer(**{"codebook_size": 3, name: v}).fit(XF)
+
+    return kind(f"ResidualQuantizer.{name}", name, call, **case)
 
 
 def _floats(lo=None, hi=None):
@@ -53,47 +64,17 @@ CASES = [
     _imp("kd_weight", suite.Number),
     _imp("tau", suite.Number),
     _imp("lr", suite.Number),
-    suite.OutOfRange(
-        "MPIImputer.kd_weight<0",
-        "kd_weight",
-        lambda v: pi.MPIImputer(n_phenotypes=3, modalities=[3, 2], epochs=2, kd_weight=v).fit(X),
-        _floats(hi=-1e-9),
-    ),
-    suite.OutOfRange(
-        "MPIImputer.tau<=0",
-        "tau",
-        lambda v: pi.MPIImputer(n_phenotypes=3, modalities=[3, 2], epochs=2, tau=v).fit(X),
-        _floats(hi=0.0),
-    ),
-    suite.OutOfRange(
-        "MPIImputer.lr<=0",
-        "lr",
-        lambda v: pi.MPIImputer(n_phenotypes=3, modalities=[3, 2], epochs=2, lr=v).fit(X),
-        _floats(hi=0.0),
-    ),
+    _imp("kd_weight", suite.OutOfRange, id="MPIImputer.kd_weight<0", values=_floats(hi=-1e-9)),
+    _imp("tau", suite.OutOfRange, id="MPIImputer.tau<=0", values=_floats(hi=0.0)),
+    _imp("lr", suite.OutOfRange, id="MPIImputer.lr<=0", values=_floats(hi=0.0)),
     _imp("random_state", suite.Rng),
     suite.Mismatch("MPIImputer.transform.X", "X", lambda: FIT.transform(X[:, :5])),
     suite.Mismatch("MPIImputer.modalities", "modalities", imputer(modalities=[3, 3])),
     suite.Mismatch("MPIImputer.n_phenotypes", "n_phenotypes", imputer(n_phenotypes=9)),
     # ResidualQuantizer
-    suite.Int(
-        "ResidualQuantizer.levels",
-        "levels",
-        lambda v: pi.ResidualQuantizer(levels=v, codebook_size=3).fit(XF),
-        minimum=1,
-    ),
-    suite.Int(
-        "ResidualQuantizer.codebook_size",
-        "codebook_size",
-        lambda v: pi.ResidualQuantizer(codebook_size=v).fit(XF),
-        minimum=1,
-        maximum=20,
-    ),
-    suite.Rng(
-        "ResidualQuantizer.random_state",
-        "random_state",
-        lambda v: pi.ResidualQuantizer(codebook_size=3, random_state=v).fit(XF),
-    ),
+    _rq("levels", suite.Int, minimum=1),
+    _rq("codebook_size", suite.Int, minimum=1, maximum=20),
+    _rq("random_state", suite.Rng),
     suite.Array(
         "ResidualQuantizer.fit.X",
         "X",
