@@ -62,20 +62,28 @@ def claims_fast(args):
             float((est - exact).norm() / exact.norm()),
             float((est - exact).abs().max()),
         )
-    yield Claim(
-        "fast Langevin neurons estimate A'(eta) (Gaussian, within 2%)",
-        paper="T(x_fast) samples the gradient of the decomposed normaliser",
-        measured=f"relative error {100 * out['gaussian'][0]:.2f}%",
-        holds=None if args.quick else out["gaussian"][0] < 0.02,
-        note=f"d = 10, eta ~ N(0, I), sigma = 1, fast step 0.1, {steps} steps, mean of 100 chains",
-    )
-    yield Claim(
-        "fast jump neurons estimate A'(eta) = sigmoid(eta) (Bernoulli, within 0.01)",
-        paper="as above",
-        measured=f"max abs error {out['bernoulli'][1]:.4f}",
-        holds=None if args.quick else out["bernoulli"][1] < 0.01,
-        note=f"refresh rate 1, fast step 0.5 (exact jump process), {steps} steps, 100 chains",
-    )
+    rel, worst = out["gaussian"][0], out["bernoulli"][1]
+    # (claim, paper, measured, error, tolerance, note): one row per family
+    for claim, paper, measured, err, tol, note in (
+        (
+            "fast Langevin neurons estimate A'(eta) (Gaussian, within 2%)",
+            "T(x_fast) samples the gradient of the decomposed normaliser",
+            f"relative error {100 * rel:.2f}%",
+            rel,
+            0.02,
+            f"d = 10, eta ~ N(0, I), sigma = 1, fast step 0.1, {steps} steps, mean of 100 chains",
+        ),
+        (
+            "fast jump neurons estimate A'(eta) = sigmoid(eta) (Bernoulli, within 0.01)",
+            "as above",
+            f"max abs error {worst:.4f}",
+            worst,
+            0.01,
+            f"refresh rate 1, fast step 0.5 (exact jump process), {steps} steps, 100 chains",
+        ),
+    ):
+        holds = None if args.quick else err < tol
+        yield Claim(claim, paper=paper, measured=measured, holds=holds, note=note)
 
 
 # ----------------------------------------------------------------------------- 2. posterior
