@@ -242,14 +242,7 @@ def scale_claim(args):
     )
 
 
-def claims(args):
-    yield from text_claims(args)
-    yield from audio_claims(args)
-    yield from subset_claims(args)
-    yield from calibration_claims(args)
-    yield from scale_claim(args)
-
-
+# the brief's checks in order; package, paper and --help from this file and pyproject.toml
 main = reproduce_cli(
-    claims, quick=True
-)  # package, paper and --help from this file and pyproject.toml
+    [text_claims, audio_claims, subset_claims, calibration_claims, scale_claim], quick=True
+)
