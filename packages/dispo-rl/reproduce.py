@@ -256,12 +256,5 @@ def stochastic(args):
     )
 
 
-def claims(args):
-    yield from linear_rewards(args)
-    yield from mean_outcome(args)
-    yield from stitching(args)
-    yield from pointmaze(args)
-    yield from stochastic(args)
-
-
-main = reproduce_cli(claims)  # package, paper and --help from this file and pyproject.toml
+# the experiments in order; package, paper and --help from this file and pyproject.toml
+main = reproduce_cli([linear_rewards, mean_outcome, stitching, pointmaze, stochastic])
