@@ -298,12 +298,10 @@ def claims(args):
             note="EDA cannot add the numeral vocabulary the rewrites add",
         )
     else:
-        yield Claim(
+        yield Claim.not_run(
             "LLM-style rewrites beat rule-based EDA augmentation (nlpaug swap + delete)",
             paper="ablation: EDA-style augmentation < LLM rewrites",
-            measured="not run",
-            holds=None,
-            note="nlpaug is not installed (it is in the bench group)",
+            why="nlpaug is not installed (it is in the bench group)",
         )
 
 
