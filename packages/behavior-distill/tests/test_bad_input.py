@@ -77,6 +77,32 @@ def _floats(lo=None, hi=None):
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
 
+def _discount(fn, *args, **kwargs):
+    """The discount ``gamma`` of ``fn(*args, gamma=v, **kwargs)``: a number in [0, 1)."""
+    gamma = f"{fn.__name__}.gamma"
+    return [
+        suite.keyword(suite.Number, fn, "gamma", *args, kwargs=kwargs),
+        suite.keyword(
+            suite.OutOfRange,
+            fn,
+            "gamma",
+            *args,
+            kwargs=kwargs,
+            id=f"{gamma}>=1",
+            values=_floats(lo=1.0, hi=1000000.0),
+        ),
+        suite.keyword(
+            suite.OutOfRange,
+            fn,
+            "gamma",
+            *args,
+            kwargs=kwargs,
+            id=f"{gamma}<0",
+            values=_floats(hi=-1e-09),
+        ),
+    ]
+
+
 def _lr_momentum(fn, loop):
     """The step options of an SGD-with-momentum loop (``inner`` of meta_gradient, ``outer`` of
     distill): ``<loop>_lr`` a number > 0, ``<loop>_momentum`` a number in [0, 1)."""
@@ -108,20 +134,7 @@ CASES = [
     suite.keyword(
         suite.Array, bd.TabularMDP, "init", P, R, kwargs={"gamma": 0.9}, shape=(3,), ndims=(1,)
     ),
-    suite.keyword(suite.Number, bd.TabularMDP, "gamma", P, R, kwargs={"init": INIT}),
-    *(
-        suite.keyword(
-            suite.OutOfRange,
-            bd.TabularMDP,
-            "gamma",
-            P,
-            R,
-            kwargs={"init": INIT},
-            id=f"TabularMDP.gamma{side}",
-            values=values,
-        )
-        for side, values in ((">=1", _floats(lo=1.0, hi=1000000.0)), ("<0", _floats(hi=-1e-09)))
-    ),
+    *_discount(bd.TabularMDP, P, R, init=INIT),
     suite.Mismatch(
         "TabularMDP.R", "R", lambda: bd.TabularMDP(P, np.ones((3, 3)), gamma=0.9, init=INIT)
     ),
@@ -269,7 +282,7 @@ CASES = [
     suite.keyword(
         suite.OutOfRange, bd.slippery_grid, "slip", 3, values=_floats(lo=1.0 + 1e-09, hi=1000000.0)
     ),
-    suite.keyword(suite.Number, bd.slippery_grid, "gamma", 3),
+    *_discount(bd.slippery_grid, 3),
     suite.Int(
         "epsilon_greedy_dataset.n_transitions",
         "n_transitions",
