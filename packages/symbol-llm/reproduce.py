@@ -136,24 +136,27 @@ def claims(args):
     aucp = np.mean([auc(P[:, s], present[:, s]) for s in range(N_SYM)])
     M, ra = matrices(rules)
     m1, mf, w = evaluate(world, M, ra)
-    gain = 100 * (mf - m1)
-    yield Claim(
-        "fusing rule evidence with System-1 raises mAP (planted rules, tuned lambda)",
-        paper=">= +10 mAP (brief check 5)",
-        measured=f"{100 * m1:.2f} -> {100 * mf:.2f} (+{gain:.2f})",
-        holds=gain >= 10,
-        note=f"System-1 AUC {auc1:.2f}, checker AUC {aucp:.2f}, 1000 val / 1000 test images",
-    )
     gen, n_calls, n_rules = generated_rules(world, np.random.default_rng(1))
-    Mg, rag = matrices(gen)
-    g1, gf, _ = evaluate(world, Mg, rag)
-    yield Claim(
-        "rules from generate_rules (scripted oracle LLM, 10% noisy replies) also give >= +10",
-        paper=">= +10 mAP",
-        measured=f"{100 * g1:.2f} -> {100 * gf:.2f} (+{100 * (gf - g1):.2f})",
-        holds=100 * (gf - g1) >= 10,
-        note=f"{n_rules} rules from {n_calls} LLM queries over {N_ACT} activities",
-    )
+    g1, gf, _ = evaluate(world, *matrices(gen))
+    # brief check 5: fusing the rules' evidence raises System-1's mAP by >= 10 points, with the
+    # planted rules and with the rules generate_rules finds (System-1 mAP, fused mAP)
+    for claim, paper, (base, fused), note in (
+        (
+            "fusing rule evidence with System-1 raises mAP (planted rules, tuned lambda)",
+            ">= +10 mAP (brief check 5)",
+            (m1, mf),
+            f"System-1 AUC {auc1:.2f}, checker AUC {aucp:.2f}, 1000 val / 1000 test images",
+        ),
+        (
+            "rules from generate_rules (scripted oracle LLM, 10% noisy replies) also give >= +10",
+            ">= +10 mAP",
+            (g1, gf),
+            f"{n_rules} rules from {n_calls} LLM queries over {N_ACT} activities",
+        ),
+    ):
+        gain = 100 * (fused - base)
+        measured = f"{100 * base:.2f} -> {100 * fused:.2f} (+{gain:.2f})"
+        yield Claim(claim, paper=paper, measured=measured, holds=gain >= 10, note=note)
     perm = np.roll(np.arange(N_ACT), 7)
     _, sf, _ = evaluate(world, M, perm[ra], weight=w)
     _, st, _ = evaluate(world, M, perm[ra])
