@@ -56,20 +56,28 @@ def run(args):
 
     gap = abs(float(step(ours)().detach()) - float(step(theirs)().detach()))
     table = Table(["config", "peft_ms", "ours_ms", "ratio"])
-    t_peft, t_ours = timeit_ms(step(theirs), repeat=repeat), timeit_ms(step(ours), repeat=repeat)
-    table.add(
+
+    def timed_row(label, peft_fn, ours_fn, digits):
+        """One row: best of ``repeat`` runs of peft's and our callable, ratio peft / ours."""
+        t_peft, t_ours = timeit_ms(peft_fn, repeat=repeat), timeit_ms(ours_fn, repeat=repeat)
+        table.add(
+            label,
+            round(t_peft.best_ms, digits),
+            round(t_ours.best_ms, digits),
+            ratio(t_peft.best_ms, t_ours.best_ms),
+        )
+
+    timed_row(
         f"train step, LM loss + EWC penalty (d={hidden}, {layers} layers, 4x{tokens} tokens)",
-        round(t_peft.best_ms, 2),
-        round(t_ours.best_ms, 2),
-        ratio(t_peft.best_ms, t_ours.best_ms),
+        step(theirs),
+        step(ours),
+        2,
     )
-    p_peft = timeit_ms(lambda: ewc_lora_penalty(theirs, fisher), repeat=repeat)
-    p_ours = timeit_ms(lambda: ewc_lora_penalty(ours, fisher), repeat=repeat)
-    table.add(
+    timed_row(
         "EWC-LoRA penalty alone (forward)",
-        round(p_peft.best_ms, 3),
-        round(p_ours.best_ms, 3),
-        ratio(p_peft.best_ms, p_ours.best_ms),
+        lambda: ewc_lora_penalty(theirs, fisher),
+        lambda: ewc_lora_penalty(ours, fisher),
+        3,
     )
     table.notes = (
         f"same adapters in both (r=8, alpha=32, q/k/v/o/up/down): losses differ by {gap:.1e}; "
