@@ -99,24 +99,19 @@ def test_adaptive_step_direction():
 
 
 def test_from_budget_spends_at_most_epsilon():
-    mech = CentralGaussian.from_budget(
-        4.0,
-        delta=1e-5,
-        cohort_size=20,
-        population=2000,
-        rounds=50,
-        clip_bound=0.5,
-        noise_cohort_size=100,
-        accountant="rdp",
-    )
+    budget = {
+        "delta": 1e-5,
+        "cohort_size": 20,
+        "population": 2000,
+        "rounds": 50,
+        "accountant": "rdp",
+    }
+    mech = CentralGaussian.from_budget(4.0, clip_bound=0.5, noise_cohort_size=100, **budget)
     assert isinstance(mech, CentralGaussian) and mech.clip_bound == 0.5
     kw = {"sampling_prob": 100 / 2000, "steps": 50, "delta": 1e-5, "accountant": "rdp"}
     assert compute_epsilon(mech.noise_multiplier, **kw) <= 4.0
     assert compute_epsilon(mech.noise_multiplier / 1.001, **kw) > 4.0
-    assert (
-        mech.epsilon(delta=1e-5, cohort_size=20, population=2000, rounds=50, accountant="rdp")
-        <= 4.0
-    )
+    assert mech.epsilon(**budget) <= 4.0
 
 
 def test_mechanism_is_frozen_and_keyword_only():
