@@ -30,6 +30,7 @@ start, step 2.5 eps / 10) at eps 0.03 and 0.1 (``saliency_replay._adversarial``)
 from __future__ import annotations
 
 import copy
+import warnings
 
 import numpy as np
 
@@ -146,41 +147,54 @@ class _Evaluated:
             return self.model(x)
 
 
-def _avalanche(method, tr, te, stages, head, seed):
-    """Avalanche-lib's counterpart of our ``method`` on the same tasks and model initialisation:
-    batch 8, replay batch 8, buffer 200, one epoch, Adam lr 3e-3; returns ``(average accuracy,
-    forgetting, acc[T, T])``. Raises ImportError when avalanche-lib is not installed."""
-    import warnings
-
-    import saliency_replay as sr
+def _avalanche_strategy(method, model, optimizer, *, mem_size=200):
+    """Avalanche-lib's counterpart of our ``method`` (batch 8, replay batch 8, one epoch, no
+    evaluator); raises ImportError when avalanche-lib is not installed."""
     import torch
     from avalanche import training
-    from avalanche.benchmarks.scenarios.dataset_scenario import benchmark_from_datasets
-    from avalanche.benchmarks.utils.classification_dataset import (
-        _make_taskaware_tensor_classification_dataset as tensor_dataset,
-    )
 
     name, options = AVALANCHE[method]
-    torch.manual_seed(seed)  # avalanche's loaders shuffle with the global generator
-    model = sr.ModulatedClassifier(copy.deepcopy(stages), copy.deepcopy(head))
-    stream = benchmark_from_datasets(train=[tensor_dataset(t.x, t.y, task_labels=0) for t in tr])
-    acc = np.zeros((len(tr), len(te)))
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "no loggers", storage-policy deprecations
-        strategy = getattr(training, name)(
+        warnings.simplefilter("ignore")  # "no loggers specified"
+        return getattr(training, name)(
             model=model,
-            optimizer=torch.optim.Adam(model.parameters(), lr=3e-3),
+            optimizer=optimizer,
             criterion=torch.nn.CrossEntropyLoss(),
-            mem_size=200,
+            mem_size=mem_size,
             train_mb_size=8,
             train_epochs=1,
             eval_mb_size=512,
             evaluator=None,
             **options,
         )
-        for i, exp in enumerate(stream.train_stream):
+
+
+def _avalanche_stream(tasks):
+    """An avalanche train stream of ``(x, y)`` tensor tasks (task label 0: class-IL)."""
+    from avalanche.benchmarks.scenarios.dataset_scenario import benchmark_from_datasets
+    from avalanche.benchmarks.utils.classification_dataset import (
+        _make_taskaware_tensor_classification_dataset as tensor_dataset,
+    )
+
+    data = [tensor_dataset(t[0], t[1], task_labels=0) for t in tasks]
+    return benchmark_from_datasets(train=data).train_stream
+
+
+def _avalanche(method, tr, te, stages, head, seed):
+    """Avalanche-lib's ``method`` on the same tasks and model initialisation, Adam lr 3e-3;
+    returns ``(average accuracy, forgetting, acc[T, T])``."""
+    import saliency_replay as sr
+    import torch
+
+    torch.manual_seed(seed)  # avalanche's loaders shuffle with the global generator
+    model = sr.ModulatedClassifier(copy.deepcopy(stages), copy.deepcopy(head))
+    strategy = _avalanche_strategy(method, model, torch.optim.Adam(model.parameters(), lr=3e-3))
+    acc = np.zeros((len(tr), len(te)))
+    for i, exp in enumerate(_avalanche_stream(tr)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             strategy.train(exp, num_workers=0)
-            acc[i] = [sr.accuracy(_Evaluated(model), t.x, t.y) for t in te]
+        acc[i] = [sr.accuracy(_Evaluated(model), t.x, t.y) for t in te]
     return sr.average_accuracy(acc), sr.forgetting(acc), acc
 
 
