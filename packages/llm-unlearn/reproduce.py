@@ -145,6 +145,14 @@ class World:
             kl = float(lu.kl_to_reference(model, ref, batch, positions="all"))
         return nll, kl
 
+    def scores(self, model, ref):
+        """Harmful rate, exact match on the seen and paraphrased normal questions, normal-answer
+        NLL and KL to ``ref`` (one row), and the generations on the harmful prompts."""
+        harm, gens = self.harmful_rate(model)
+        nll, kl = self.normal_nll_kl(model, ref)
+        seen, para = self.accuracy(model, self.seen), self.accuracy(model, self.para)
+        return {"harm": harm, "seen": seen, "para": para, "nll": nll, "kl": kl}, gens
+
     def leaks(self, model, pairs):
         gens = self.answers(model, pairs, n=24)
         return sum(g[:10] == a[:10] for g, (_, a) in zip(gens, pairs))
@@ -214,28 +222,13 @@ def claims(args):
             w, base, w.forget, w.normal, eps=(0.5, 1.0, 1.0), seed=seed, max_steps=cap, lr=args.lr,
             done=no_harm_left, every=every, watch=lambda m: w.harmful_rate(m)[0],
         )  # fmt: skip
-        h, gens = w.harmful_rate(model)
-        nll, kl = w.normal_nll_kl(model, base)
-        seen, para = w.accuracy(model, w.seen), w.accuracy(model, w.para)
-        full.append(
-            dict(
-                harm=h,
-                seen=seen,
-                para=para,
-                nll=nll,
-                kl=kl,
-                steps=steps,
-                trace=trace,
-                gens=gens[:2],
-            )
-        )
+        row, gens = w.scores(model, base)
+        full.append({**row, "steps": steps, "trace": trace, "gens": gens[:2]})
         # the ablation: gradient ascent alone, same steps and learning rate
         model, _, _, _ = unlearn(
             w, base, w.forget, w.normal, eps=(1.0, 0.0, 0.0), seed=seed, max_steps=steps, lr=args.lr
         )
-        nll, kl = w.normal_nll_kl(model, base)
-        seen, para = w.accuracy(model, w.seen), w.accuracy(model, w.para)
-        ga.append(dict(harm=w.harmful_rate(model)[0], seen=seen, para=para, nll=nll, kl=kl))
+        ga.append(w.scores(model, base)[0])
     mean = lambda rows, key: float(np.mean([r[key] for r in rows]))  # noqa: E731
     per_seed = ", ".join(f"{r['harm']:.2f}" for r in full)
     steps_txt = "/".join(str(r["steps"]) for r in full)
