@@ -27,6 +27,7 @@ import numpy as np
 import torch
 
 from papershelf_harness import describe_machine, timeit_ms
+from papershelf_harness.tiny_hf import share_weights, tiny_causal_lm
 
 DEV = "cuda"
 SMOKE = False  # --smoke: tiny sizes on CPU, to check the script itself
@@ -38,27 +39,27 @@ def sync():
 
 
 def llama(layers, hidden, heads, kv, inter, vocab, dtype, seed=0):
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(seed)
-    cfg = LlamaConfig(
-        vocab_size=vocab,
-        hidden_size=hidden,
-        intermediate_size=inter,
-        num_hidden_layers=layers,
-        num_attention_heads=heads,
-        num_key_value_heads=kv,
-        max_position_embeddings=4096,
-    )
-    cfg._attn_implementation = "sdpa"
-    with torch.device(DEV):  # initialise on the device (fast for the 1.2B model)
-        m = LlamaForCausalLM(cfg).to(dtype=dtype).eval()
-    with torch.no_grad():
-        m.lm_head.weight.mul_(4.0)  # peakier random distributions -> deeper trees
-    return m
+    """A random-init Llama of this size (the harness's builder; output head x4: peakier random
+    distributions -> deeper trees), initialised on the device (fast for the 1.2B model)."""
+    with torch.device(DEV):
+        m = tiny_causal_lm(
+            "llama",
+            n_layers=layers,
+            seed=seed,
+            vocab=vocab,
+            attn_implementation="sdpa",
+            head_scale=4.0,
+            hidden_size=hidden,
+            intermediate_size=inter,
+            num_attention_heads=heads,
+            num_key_value_heads=kv,
+            max_position_embeddings=4096,
+        )
+    return m.to(dtype=dtype)
 
 
 def truncated_draft(target, layers, dtype):
+    """The target's first ``layers`` layers (embeddings, norm and head shared)."""
     c = target.config
     d = llama(
         layers,
@@ -70,8 +71,7 @@ def truncated_draft(target, layers, dtype):
         dtype,
         seed=1,
     )
-    d.load_state_dict({k: v for k, v in target.state_dict().items() if k in d.state_dict()})
-    return d
+    return share_weights(target, d)
 
 
 def sync_time(fn, reps=5):
