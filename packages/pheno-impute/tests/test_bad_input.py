@@ -49,6 +49,20 @@ def _rq(name, kind, **case):
     return kind(f"ResidualQuantizer.{name}", name, call, **case)
 
 
+COHORT = {"n_patients": 5, "n_phenotypes": 3}
+
+
+def _cohort(name, kind, **case):
+    """A case for the synthetic_cohort argument ``name``, the others valid (5 patients, 3
+    phenotypes; the two sizes passed by position as in the public signature)."""
+
+    def call(v):
+        args = {**COHORT, name: v}
+        return synthetic_cohort(args.pop("n_patients"), args.pop("n_phenotypes"), **args)
+
+    return kind(f"synthetic_cohort.{name}", name, call, **case)
+
+
 def _floats(lo=None, hi=None):
     return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False)
 
@@ -99,21 +113,15 @@ CASES = [
     suite.Mismatch("mrr.test_mask.overlap", "test_mask", lambda: pi.mrr(S, TEST, TEST)),
     suite.Mismatch("mrr.test_mask.empty", "test_mask", lambda: pi.mrr(S, TRAIN & TEST, TRAIN)),
     # data
-    suite.Int(
-        "synthetic_cohort.n_patients", "n_patients", lambda v: synthetic_cohort(v, 3), minimum=1
-    ),
-    suite.Int(
-        "synthetic_cohort.n_phenotypes", "n_phenotypes", lambda v: synthetic_cohort(5, v), minimum=1
-    ),
-    suite.keyword(suite.Int, synthetic_cohort, "n_latent", 5, 3, minimum=1),
-    suite.keyword(suite.Number, synthetic_cohort, "bio_signal", 5, 3),
-    suite.keyword(
-        suite.OutOfRange, synthetic_cohort, "bio_signal", 5, 3, values=_floats(lo=1.0001)
-    ),
-    suite.keyword(suite.Number, synthetic_cohort, "modality_missing", 5, 3),
-    suite.keyword(suite.Number, synthetic_cohort, "entry_missing", 5, 3),
-    suite.keyword(suite.Number, synthetic_cohort, "phenotype_missing", 5, 3),
-    suite.keyword(suite.Rng, synthetic_cohort, "rng", 5, 3),
+    _cohort("n_patients", suite.Int, minimum=1),
+    _cohort("n_phenotypes", suite.Int, minimum=1),
+    _cohort("n_latent", suite.Int, minimum=1),
+    _cohort("bio_signal", suite.Number),
+    _cohort("bio_signal", suite.OutOfRange, values=_floats(lo=1.0001)),
+    _cohort("modality_missing", suite.Number),
+    _cohort("entry_missing", suite.Number),
+    _cohort("phenotype_missing", suite.Number),
+    _cohort("rng", suite.Rng),
     suite.keyword(suite.Int, holdout, "n_phenotypes", X, minimum=1, maximum=8),
     suite.keyword(suite.Number, holdout, "fraction", X, kwargs={"n_phenotypes": 3}),
     suite.keyword(suite.Rng, holdout, "rng", X, kwargs={"n_phenotypes": 3}),
