@@ -24,7 +24,9 @@ reservoir online: the comparison measures that design difference too.
 
 Robustness: the final ER / DER++ models with and without SER, attacked end to end (gradients
 through both SER branches) on the whole 500-image test set with L-inf FGSM and PGD-10 (random
-start, step 2.5 eps / 10) at eps 0.03 and 0.1 (``saliency_replay._adversarial``).
+start, step 2.5 eps / 10) at eps 0.03 and 0.1 (``saliency_replay._adversarial``); the SER
+models are attacked again by a PGD blind to the saliency path (features detached, as in
+training), which shows whether the saliency branch only masks the gradient.
 """
 
 from __future__ import annotations
@@ -130,6 +132,11 @@ def _train(cls, sal, tr, te, stages, head, nets, targets, seed, attack=False):
         xs, ys = torch.cat([t.x for t in te]), torch.cat([t.y for t in te])
         g = torch.Generator().manual_seed(seed)
         robust = [robust_accuracy(learner, xs, ys, eps=e, generator=g) for e in EPS]
+        if sal is not None:  # the same PGD blind to the saliency path (gradient masking?)
+            robust += [
+                robust_accuracy(learner, xs, ys, eps=e, generator=g, through_saliency=False)
+                for e in EPS
+            ]
     return (sr.average_accuracy(acc), sr.forgetting(acc), acc[0, 0], acc[-1, 0], kld, robust)
 
 
@@ -339,13 +346,21 @@ def _robust_claims(args, runs):
     for method in ("ER", "DER++"):
         r = {s: np.mean([run[(method, s)][5] for run in runs], axis=0) for s in (None, "proxy")}
         # r[s][e] = (clean, fgsm, pgd) at EPS[e]; kept share = attacked / clean accuracy
-        kept = {s: r[s][:, 1:] / np.maximum(r[s][:, :1], 1e-12) for s in r}
+        kept = {s: r[s][: len(EPS), 1:] / np.maximum(r[s][: len(EPS), :1], 1e-12) for s in r}
         parts = [
             f"eps {e}: PGD {100 * r['proxy'][i, 2]:.1f}% vs {100 * r[None][i, 2]:.1f}% "
             f"(kept {kept['proxy'][i, 1]:.2f} vs {kept[None][i, 1]:.2f} of clean), "
             f"FGSM kept {kept['proxy'][i, 0]:.2f} vs {kept[None][i, 0]:.2f}"
             for i, e in enumerate(EPS)
         ]
+        blind = r["proxy"][len(EPS) :, 2] / np.maximum(r["proxy"][len(EPS) :, 0], 1e-12)
+        parts.append(
+            "PGD blind to the saliency path kept "
+            + ", ".join(f"{k:.2f}" for k in blind)
+            + " (eps "
+            + ", ".join(map(str, EPS))
+            + ")"
+        )
         yield Claim(
             f"adversarial robustness: {method} + SER keeps more of its accuracy under attack "
             f"than {method} (FGSM and PGD-10, every eps)",

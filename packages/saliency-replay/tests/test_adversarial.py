@@ -90,9 +90,13 @@ def test_end_to_end_gradient_flows_through_the_saliency_branch():
     learner.model.eval()
     learner.saliency_net.eval()
     xg = x.clone().requires_grad_(True)
-    feats = learner.saliency_net(xg)[1]
-    (cls_only,) = torch.autograd.grad(learner.model(xg, feats).sum(), xg)  # detached features
+    feats = [h.detach() for h in learner.saliency_net(xg)[1]]
+    (cls_only,) = torch.autograd.grad(learner.model(xg, feats).sum(), xg)
     assert not torch.allclose(full, cls_only)  # the saliency path adds to the input gradient
+    with adv.end_to_end(learner, through_saliency=False) as f:
+        xg = x.clone().requires_grad_(True)
+        (blind,) = torch.autograd.grad(f(xg).sum(), xg)
+    assert_close(blind, cls_only, atol=1e-7)
 
 
 def test_eps_zero_leaves_every_accuracy_at_the_clean_one():

@@ -16,7 +16,14 @@ import torch
 from papershelf_harness.testing import assert_close, load_script
 
 pytestmark = pytest.mark.slow  # importing avalanche takes ~45 s on a loaded 2-core machine
-pytest.importorskip("avalanche")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _avalanche():
+    # imported here, not at collection: tests_extras (peer installed, slow tests deselected)
+    # would otherwise pay avalanche's import for nothing
+    pytest.importorskip("avalanche")
+
 
 REPRO = load_script(Path(__file__).resolve().parents[1] / "reproduce.py")
 OURS = {"ER": sr.ER, "DER++": sr.DERpp, "ER-ACE": sr.ERACE}

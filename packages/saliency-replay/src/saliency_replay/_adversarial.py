@@ -21,9 +21,11 @@ from ._validation import check_images, check_labels
 
 
 @contextlib.contextmanager
-def end_to_end(learner):
+def end_to_end(learner, *, through_saliency=True):
     """Yield ``f(x) -> logits`` of ``learner`` (a strategy or an :class:`SER`), eval mode,
-    differentiable in ``x`` through every branch; the modules' modes are restored after."""
+    differentiable in ``x`` through every branch (``through_saliency=False``: through the
+    classifier only, the saliency features detached as in training, an attacker blind to the
+    saliency path); the modules' modes are restored after."""
     from .strategies import SER, _Rehearsal
 
     if not isinstance(learner, SER | _Rehearsal):
@@ -32,11 +34,12 @@ def end_to_end(learner):
     net = learner.saliency_net if isinstance(learner, SER) else None
     modules = [m for m in (model, net) if m is not None]
     modes = [m.training for m in modules]
+    through_saliency = check_bool(through_saliency, "through_saliency")
     detach = getattr(model, "_detach_features", None)
     for m in modules:
         m.eval()
     if detach is not None:
-        model._detach_features = False
+        model._detach_features = not through_saliency
     try:
         yield (lambda x: model(x)) if net is None else (lambda x: model(x, net(x)[1]))
     finally:
@@ -91,12 +94,15 @@ def _correct(f, x, y):
     return f(x).argmax(1) == y
 
 
-def robust_accuracy(learner, x, y, *, eps, steps=10, batch_size=250, generator=None):
+def robust_accuracy(
+    learner, x, y, *, eps, steps=10, batch_size=250, through_saliency=True, generator=None
+):
     """``(clean, fgsm, pgd)`` accuracies of ``learner`` on ``(x, y)`` under L-inf attacks of
-    radius ``eps`` (PGD: ``steps`` steps, random start from ``generator``)."""
+    radius ``eps`` (PGD: ``steps`` steps, random start from ``generator``; gradients as
+    :func:`end_to_end` with ``through_saliency``)."""
     bs = check_int(batch_size, "batch_size", minimum=1)
     counts = torch.zeros(3)
-    with end_to_end(learner) as f:
+    with end_to_end(learner, through_saliency=through_saliency) as f:
         for i in range(0, x.shape[0], bs):
             xb, yb = x[i : i + bs], y[i : i + bs]
             adv_f = fgsm(f, xb, yb, eps=eps)
