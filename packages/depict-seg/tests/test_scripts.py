@@ -4,4 +4,4 @@ from papershelf_harness.testing import check_scripts
 
 
 def test_scripts(tmp_path):
-    check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=None)
+    check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"])
