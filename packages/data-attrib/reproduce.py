@@ -16,6 +16,7 @@ import time
 
 import numpy as np
 import torch
+from data_attrib import fit_to_optimum
 from torch.func import functional_call
 
 from papershelf_harness import Claim, reproduce_cli
@@ -39,21 +40,11 @@ def _data(n_train, n_test, seed=0):
 
 def _fit(X, Y, W0=None, iters=200):
     W = (torch.zeros(10, X.shape[1], dtype=X.dtype) if W0 is None else W0.clone()).requires_grad_()
-    opt = torch.optim.LBFGS(
-        [W],
-        max_iter=iters,
-        tolerance_grad=1e-10,
-        tolerance_change=1e-14,
-        line_search_fn="strong_wolfe",
-    )
 
-    def closure():
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(X @ W.T, Y) + 0.5 * LAM * (W**2).sum()
-        loss.backward()
-        return loss
+    def objective():
+        return torch.nn.functional.cross_entropy(X @ W.T, Y) + 0.5 * LAM * (W**2).sum()
 
-    opt.step(closure)
+    fit_to_optimum(W, objective, max_iter=iters, tolerance_grad=1e-10, tolerance_change=1e-14)
     return W.detach()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import torch
+from data_attrib import fit_to_optimum
 from torch.func import functional_call
 
 torch.set_num_threads(1)
@@ -46,23 +47,18 @@ def ce_loss(model):
 
 
 def fit(model, X, Y, *, lam=LAM, iters=100, rounds=3):
-    opt = torch.optim.LBFGS(
-        model.parameters(),
+    def objective():
+        loss = torch.nn.functional.cross_entropy(model(X), Y)
+        return loss + 0.5 * lam * sum((p**2).sum() for p in model.parameters())
+
+    fit_to_optimum(
+        model,
+        objective,
         max_iter=iters,
+        rounds=rounds,
         tolerance_grad=1e-13,
         tolerance_change=1e-15,
-        line_search_fn="strong_wolfe",
     )
-
-    def closure():
-        opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(X), Y)
-        loss = loss + 0.5 * lam * sum((p**2).sum() for p in model.parameters())
-        loss.backward()
-        return loss
-
-    for _ in range(rounds):
-        opt.step(closure)
     return model
 
 

@@ -233,6 +233,49 @@ CASES = [
     ),
 ]
 
+
+def fit_call(**kwargs):
+    """fit_to_optimum on a fresh tiny quadratic (min at 1), with ``kwargs`` overriding."""
+    w = torch.zeros(3, dtype=torch.float64, requires_grad=True)
+    args = {"params": w, "objective": lambda: ((w - 1.0) ** 2).sum()} | kwargs
+    return da.fit_to_optimum(args.pop("params"), args.pop("objective"), **args)
+
+
+CASES += [
+    suite.Int(f"fit_to_optimum.{n}", n, lambda v, n=n: fit_call(**{n: v}), minimum=1)
+    for n in ("max_iter", "rounds")
+]
+CASES += [
+    suite.Number(f"fit_to_optimum.{n}", n, lambda v, n=n: fit_call(**{n: v}))
+    for n in ("tolerance_grad", "tolerance_change")
+]
+CASES += [
+    suite.OutOfRange(f"fit_to_optimum.{n}<0", n, lambda v, n=n: fit_call(**{n: v}), values=NEG)
+    for n in ("tolerance_grad", "tolerance_change")
+]
+FIT_BAD = {
+    "params": (
+        (None, TypeError),
+        ([1.0], TypeError),
+        (torch.zeros(3, dtype=torch.long), TypeError),
+        (torch.zeros(3), ValueError),  # requires_grad is False
+        (torch.zeros(3, requires_grad=True) * 2, ValueError),  # not a leaf
+        (torch.full((3,), NAN, requires_grad=True), ValueError),
+        ([], ValueError),
+        (torch.nn.Linear(2, 2).requires_grad_(False), ValueError),
+    ),
+    "objective": (
+        (None, TypeError),
+        (3, TypeError),
+        (lambda: 1.0, TypeError),
+        (lambda: torch.ones(2, requires_grad=True), ValueError),
+    ),
+}
+CASES += [
+    suite.Values(f"fit_to_optimum.{n}", n, lambda v, n=n: fit_call(**{n: v}), bad=bad)
+    for n, bad in FIT_BAD.items()
+]
+
 globals().update(suite.bad_input_suite(CASES, max_examples=3))
 
 

@@ -3,7 +3,7 @@
 One :class:`AttributionTask` (model, per-example loss, checkpoints, attributed layers) and
 attributors with ``cache`` / ``attribute`` / ``self_attribute``: influence functions with an
 explicit, conjugate-gradient, LiSSA or Arnoldi inverse-Hessian-vector product, TracIn and TRAK;
-plus the retraining ground truth (leave-one-out, linear datamodeling subsets with their saved
+a tight L-BFGS fit to the optimum they assume (:func:`fit_to_optimum`); plus the retraining ground truth (leave-one-out, linear datamodeling subsets with their saved
 indices) and the metrics (LOO correlation, LDS, noisy-label AUC). Positive score = helpful.
 """
 
@@ -19,6 +19,7 @@ from .metrics import (
     retrain_lds,
     retrain_loo,
 )
+from .optimum import OptimumFit, fit_to_optimum
 from .task import AttributionTask
 
 __version__ = _version("data-attrib")
@@ -31,8 +32,10 @@ __all__ = [
     "IFLiSSA",
     "LDSGroundTruth",
     "LOOGroundTruth",
+    "OptimumFit",
     "TracIn",
     "__version__",
+    "fit_to_optimum",
     "lds",
     "loo_corr",
     "mislabel_auc",
