@@ -57,7 +57,7 @@ def run(args) -> Table:
         with torch.no_grad():
             for name, dec in _decoders(d).items():
                 dec.eval()
-                call = lambda dec=dec: dec(tokens, (side, side))  # noqa: E731
+                call = lambda dec=dec, t=tokens: dec(t, (side, side))  # noqa: E731
                 params = sum(p.numel() for p in dec.parameters())
                 rows.append((name, params, _gflops(call), timeit_ms(call, repeat=repeat).best_ms))
         base_params, base_ms = rows[0][1], rows[0][3]

@@ -35,3 +35,28 @@ def test_wrapping_a_built_timm_model():
     model = timm.create_model("vit_tiny_patch16_224", **KW)
     enc = ds.TimmPatchTokens(model)
     assert enc(torch.randn(1, 3, 32, 32)).shape == (1, 16, 48)
+
+
+def test_baseline_block_matches_timm_block():
+    """The Segmenter baseline's block equals timm's ViT Block given the same weights."""
+    from timm.models.vision_transformer import Block
+
+    torch.manual_seed(1)
+    d, h = 24, 3
+    ref = Block(d, h, mlp_ratio=4.0, qkv_bias=True).eval()
+    ours = ds.TransformerBlock(d, heads=h).eval()
+    with torch.no_grad():
+        for mod in (ref.norm1, ref.norm2):
+            mod.weight.uniform_(0.5, 1.5)
+            mod.bias.normal_()
+        ours.norm1.load_state_dict(ref.norm1.state_dict())
+        ours.norm2.load_state_dict(ref.norm2.state_dict())
+        ours.attn.q.weight.copy_(ref.attn.qkv.weight[:d])
+        ours.attn.q.bias.copy_(ref.attn.qkv.bias[:d])
+        ours.attn.kv.weight.copy_(ref.attn.qkv.weight[d:])
+        ours.attn.kv.bias.copy_(ref.attn.qkv.bias[d:])
+        ours.attn.proj.load_state_dict(ref.attn.proj.state_dict())
+        ours.mlp[0].load_state_dict(ref.mlp.fc1.state_dict())
+        ours.mlp[3].load_state_dict(ref.mlp.fc2.state_dict())
+        x = torch.randn(2, 10, d)
+        assert_close(ours(x), ref(x), rtol=1e-5, atol=1e-6)
