@@ -32,14 +32,6 @@ DETAILS: dict = {}
 TWO_ROUTES = ("########", "#R....G#", "#.####.#", "#......#", "########")
 
 
-def _risky_grid():
-    qs = np.linspace(0.0, 1.0, 11)
-    pis = np.zeros((11, 3, 2))
-    pis[:, :, 0] = 1.0
-    pis[:, 0] = np.stack([1 - qs, qs], axis=1)
-    return qs, pis
-
-
 def _plan(model):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # cycling greed in odd models
@@ -49,7 +41,8 @@ def _plan(model):
 def risky_choice(args):
     mdp = rme.risky_choice()
     tilde = rme.mean_reward_model(mdp)
-    qs, pis = _risky_grid()
+    qs = np.linspace(0.0, 1.0, 11)
+    pis = rme.risky_choice_policies(qs)
     v_err = max(np.abs(pm.policy_value(tilde, p) - pm.policy_value(mdp, p)).max() for p in pis)
     yield Claim(
         "risky choice: the mean-reward model is PVE for every policy (11 risky probabilities q)",

@@ -200,6 +200,18 @@ def test_states_and_start():
 
 
 # ------------------------------------------------------------------ testbeds
+RISKY_Q = [
+    suite.Array("risky_choice_policies.q", "q", rme.risky_choice_policies, shape=(3,), ndims=(1,))
+]
+globals().update(suite.bad_input_suite(RISKY_Q, max_examples=5))
+
+
+@FAST
+@given(q=invalid.bad_probabilities())
+def test_risky_choice_policies_q_out_of_range(q):
+    assert_rejects(ValueError, "q", rme.risky_choice_policies, [0.5, q])
+
+
 def test_testbed_options():
     assert_rejects(ValueError, "p_intended", rme.four_rooms, p_intended=1.5)
     assert_rejects(ValueError, "p_intended", rme.four_rooms, p_intended=0.0)

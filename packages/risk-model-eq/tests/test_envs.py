@@ -69,6 +69,19 @@ def test_risky_choice_structure():
     np.testing.assert_allclose(M_risky[:, 0], [1.0, 0.0, 1.0])
 
 
+def test_risky_choice_policies_gamble_with_probability_q():
+    q = np.array([0.0, 0.25, 1.0])
+    pis = rme.risky_choice_policies(q)
+    assert pis.shape == (3, 3, 2)
+    np.testing.assert_allclose(pis.sum(axis=-1), 1.0)
+    np.testing.assert_array_equal(pis[:, 0, 1], q)  # the gamble at the decision state
+    np.testing.assert_array_equal(pis[:, 1:, 0], 1.0)
+    mdp = rme.risky_choice()
+    for qi, pi in zip(q, pis):  # E[G] = -0.1 (1 - q), E[G^2] = 0.01 (1 - q) + q
+        M = rme.moment_evaluation(mdp, pi, 2)[:, 0]
+        np.testing.assert_allclose(M, [1.0, -0.1 * (1 - qi), 0.01 * (1 - qi) + qi], atol=1e-12)
+
+
 def test_mean_reward_model():
     env = rme.four_rooms()
     tilde = rme.mean_reward_model(env)

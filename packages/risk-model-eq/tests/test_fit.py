@@ -8,13 +8,7 @@ from risk_model_eq.moments import _loss_and_grads, _moments
 
 import papershelf_mdp as pm
 
-
-def _risky_policies():
-    qs = np.linspace(0.0, 1.0, 11)
-    pis = np.zeros((11, 3, 2))
-    pis[:, :, 0] = 1.0
-    pis[:, 0] = np.stack([1 - qs, qs], axis=1)
-    return qs, pis
+QS = np.linspace(0.0, 1.0, 11)  # the risky choice's policies gamble with probability q
 
 
 def _naive_loss(model, mdp, pis, m):
@@ -54,7 +48,7 @@ def test_naive_moments_agree_with_exact():
 def test_risky_choice_pve_but_not_two_moment():
     mdp = rme.risky_choice()
     tilde = rme.mean_reward_model(mdp)
-    qs, pis = _risky_policies()
+    qs, pis = QS, rme.risky_choice_policies(QS)
     for pi in pis:
         np.testing.assert_allclose(pm.policy_value(tilde, pi), pm.policy_value(mdp, pi), atol=1e-12)
     assert rme.moment_loss(tilde, mdp, pis, m=1) < 1e-24
@@ -95,7 +89,7 @@ def test_loss_gradient_matches_finite_differences():
 
 def test_fit_risky_choice_two_moments_plans_safe():
     mdp = rme.risky_choice()
-    _, pis = _risky_policies()
+    pis = rme.risky_choice_policies(QS)
     for seed in range(1):
         model = rme.fit_model(mdp, pis, m=2, rng=seed)
         assert isinstance(model, rme.TabularMDP) and isinstance(model, rme.FittedModel)
@@ -106,7 +100,7 @@ def test_fit_risky_choice_two_moments_plans_safe():
         assert rme.mean_variance(mdp, pi, lam=0.5) == pytest.approx(-0.1, abs=1e-9)
         # the model's own second moment at the decision state is right for both actions
         for q in (0.0, 1.0):
-            pol = _risky_policies()[1][int(q * 10)]
+            pol = rme.risky_choice_policies([q])[0]
             assert rme.moment_evaluation(model, pol, 2)[2, 0] == pytest.approx(
                 rme.moment_evaluation(mdp, pol, 2)[2, 0], abs=0.03
             )
@@ -140,7 +134,7 @@ def test_nestedness_and_own_moments():
 
 def test_fit_is_reproducible_and_rng_matters():
     mdp = rme.risky_choice()
-    _, pis = _risky_policies()
+    pis = rme.risky_choice_policies(QS)
     a = rme.fit_model(mdp, pis, m=1, steps=5, rng=3)
     b = rme.fit_model(mdp, pis, m=1, steps=5, rng=np.random.default_rng(3))
     c = rme.fit_model(mdp, pis, m=1, steps=5, rng=4)

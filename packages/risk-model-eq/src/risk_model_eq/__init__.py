@@ -19,6 +19,7 @@ from .envs import (
     gridworld,
     mc_returns,
     risky_choice,
+    risky_choice_policies,
 )
 from .fit import POLICY_KINDS, FittedModel, fit_model, random_policies
 from .mdp import TabularMDP, mean_reward_model
@@ -50,4 +51,5 @@ __all__ = [
     "policy_value",
     "random_policies",
     "risky_choice",
+    "risky_choice_policies",
 ]

@@ -6,7 +6,14 @@ import math
 
 import numpy as np
 
-from ._checks import check_bool, check_float, check_int, check_probability, check_rng
+from ._checks import (
+    check_array,
+    check_bool,
+    check_float,
+    check_int,
+    check_probability,
+    check_rng,
+)
 from ._validation import check_policy, mdp_arrays
 from .mdp import TabularMDP
 
@@ -50,6 +57,24 @@ def risky_choice(*, safe_reward=-0.1, spread=1.0, gamma=0.9) -> TabularMDP:
     P[1, :, 1] = 1.0
     P[2, :, 2] = 1.0
     return TabularMDP(P, R, gamma=gamma, init=[1.0, 0.0, 0.0])
+
+
+def risky_choice_policies(q) -> np.ndarray:
+    """The policies of :func:`risky_choice` that take the gamble with probability ``q``.
+
+    ``q`` (N,) in [0, 1]: one policy per entry, (N, 3, 2): at the decision state 0 "safe" with
+    probability 1 - q and "risky" with probability q; action 0 in the absorbing states (their
+    action does not matter). The family over which the mean-reward model is PVE but its
+    second-moment residual at state 0 is -q (so the 2-moment loss is mean(q^2))."""
+    qs = check_array(q, "q", ndim=1)
+    if np.any((qs < 0.0) | (qs > 1.0)):
+        raise ValueError(
+            f"q must hold probabilities in [0, 1], got values from {qs.min()} to {qs.max()}"
+        )
+    pis = np.zeros((qs.size, 3, 2))
+    pis[:, :, 0] = 1.0
+    pis[:, 0] = np.stack([1 - qs, qs], axis=1)
+    return pis
 
 
 class GridMDP(TabularMDP):
