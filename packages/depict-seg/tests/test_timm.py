@@ -43,7 +43,8 @@ def test_baseline_block_matches_timm_block():
 
     torch.manual_seed(1)
     d, h = 24, 3
-    ref = Block(d, h, mlp_ratio=4.0, qkv_bias=True).eval()
+    # Segmenter (and this package) use torch's LayerNorm eps 1e-5; timm's default is 1e-6
+    ref = Block(d, h, mlp_ratio=4.0, qkv_bias=True, norm_layer=torch.nn.LayerNorm).eval()
     ours = ds.TransformerBlock(d, heads=h).eval()
     with torch.no_grad():
         for mod in (ref.norm1, ref.norm2):
@@ -58,5 +59,5 @@ def test_baseline_block_matches_timm_block():
         ours.attn.proj.load_state_dict(ref.attn.proj.state_dict())
         ours.mlp[0].load_state_dict(ref.mlp.fc1.state_dict())
         ours.mlp[3].load_state_dict(ref.mlp.fc2.state_dict())
-        x = torch.randn(2, 10, d)
-        assert_close(ours(x), ref(x), rtol=1e-5, atol=1e-6)
+        x = torch.randn(2, 10, d, dtype=torch.float64)
+        assert_close(ours.double()(x), ref.double()(x), rtol=1e-10, atol=1e-12)
