@@ -27,6 +27,9 @@ def test_coding_rate_matches_numpy_slogdet(n, d, eps):
     got = ds.coding_rate(torch.from_numpy(Z), eps=eps)
     assert isinstance(got, torch.Tensor) and got.shape == ()
     assert math.isclose(got.item(), ref, rel_tol=1e-10)
+    got32 = ds.coding_rate(torch.from_numpy(Z).float(), eps=eps)  # float64 inside
+    assert got32.dtype == torch.float32
+    assert math.isclose(got32.item(), slogdet_rate(Z.astype(np.float32), eps), rel_tol=1e-6)
     # the N x N form (Sylvester's determinant identity) is an independent route to the same value
     alt = 0.5 * np.linalg.slogdet(np.eye(n) + d / (n * eps**2) * Z @ Z.T)[1]
     assert math.isclose(ds.coding_rate(Z, eps=eps), alt, rel_tol=1e-9)

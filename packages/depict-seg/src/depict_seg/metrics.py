@@ -23,10 +23,11 @@ def _rate(z, eps, is_torch):
     # z [..., N, d] -> 1/2 logdet(I + d / (N eps^2) z^T z)
     n, d = z.shape[-2], z.shape[-1]
     alpha = d / (n * eps**2)
-    if is_torch:
-        gram = z.transpose(-1, -2) @ z
-        eye = torch.eye(d, dtype=z.dtype, device=z.device)
-        return 0.5 * torch.linalg.slogdet(eye + alpha * gram).logabsdet
+    if is_torch:  # float64 inside (differentiable), the input's dtype out
+        z64 = z.to(torch.float64)
+        gram = z64.transpose(-1, -2) @ z64
+        eye = torch.eye(d, dtype=torch.float64, device=z.device)
+        return (0.5 * torch.linalg.slogdet(eye + alpha * gram).logabsdet).to(z.dtype)
     gram = np.swapaxes(z, -1, -2) @ z
     out = 0.5 * np.linalg.slogdet(np.eye(d) + alpha * gram)[1]
     return float(out) if np.ndim(out) == 0 else out
@@ -36,7 +37,8 @@ def coding_rate(Z, *, eps=0.5):
     """Coding rate ``R(Z) = 1/2 logdet(I + d / (N eps^2) Z^T Z)`` of ``N`` tokens of width ``d``.
 
     ``Z``: [N, d] or a batch [B, N, d] (a torch tensor, differentiable, or an array-like, then
-    float64 numpy). Returns a 0-d tensor / [B] tensor for torch input, a float / [B] array else.
+    float64 numpy). Returns a 0-d tensor / [B] tensor for torch input (computed in float64, in
+    the input's dtype), a float / [B] array else.
     """
     eps = check_float(eps, "eps", minimum=0.0, min_inclusive=False)
     z, is_torch = as_matrix(Z, "Z", ndim=(2, 3))
