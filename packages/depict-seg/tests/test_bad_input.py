@@ -175,22 +175,17 @@ CASES = [
     *_int_cases(),
     *_dropout_cases(),
     *_forward_cases(),
-    suite.keyword(
-        suite.Option,
-        ds.DepictDecoder,
-        "mode",
-        3,
-        kwargs={"patch_size": 2, "d_model": D},
-        valid=frozenset({"sa", "ca"}),
-    ),
-    suite.keyword(
-        suite.Option,
-        ds.SegmenterMaskTransformer,
-        "mode",
-        3,
-        kwargs={"patch_size": 2, "d_model": D},
-        valid=frozenset({"sa", "ca"}),
-    ),
+    *(
+        suite.keyword(
+            suite.Option,
+            cls,
+            "mode",
+            3,
+            kwargs={"patch_size": 2, "d_model": D},
+            valid=frozenset({"sa", "ca"}),
+        )
+        for cls in (ds.DepictDecoder, ds.SegmenterMaskTransformer)
+    ),  # fmt: skip
     suite.Array("coding_rate.Z", "Z", lambda v: ds.coding_rate(v), (5, 3), ndims=(2, 3)),
     suite.Number("coding_rate.eps", "eps", lambda v: ds.coding_rate(np.ones((4, 2)), eps=v)),
     suite.OutOfRange(
