@@ -290,3 +290,15 @@ def test_claim_not_run_is_an_unchecked_row():
         "no ImageNet offline",
     )
     assert Claim.not_run("x", paper="-", why="y", measured="n/a").measured == "n/a"
+
+
+def test_claim_reported_is_a_measured_unasserted_row():
+    c = Claim.reported("GO vs MSE at L = 8", paper="GO 2.31", measured="GO 2.20", note="context")
+    assert (c.claim, c.paper, c.measured, c.holds, c.note) == (
+        "GO vs MSE at L = 8",
+        "GO 2.31",
+        "GO 2.20",
+        None,
+        "context",
+    )
+    assert Claim.reported("x", paper="-", measured="1").note == ""

@@ -148,3 +148,43 @@ def test_token_ids_catches_an_unchecked_vocabulary():
     test = suite.bad_input_suite([case])["test_listed_value_is_rejected"]
     with pytest.raises(AssertionError):  # [0, 6] is not rejected by this sloppy variant
         test(case=case, value=[0, 6], exc=ValueError)
+
+
+def test_image_batch_rejects_bad_options_before_importing_torch():
+    with pytest.raises(ValueError, match="shape"):
+        suite.image_batch("x", "x", lambda v: v, shape=(3,))
+
+
+def test_image_batch_lists_the_bad_tensors():
+    torch = pytest.importorskip("torch")
+    strict = suite.image_batch("x", "x", lambda v: v, shape=(3, 1, 8, 8))
+    loose = suite.image_batch("x", "x", lambda v: v, shape=(3, 1, 8, 8), integer_ok=True)
+    assert len(strict.bad) == len(loose.bad) + 1
+    kinds = [(type(v).__name__, getattr(v, "shape", None), e) for v, e in strict.bad]
+    assert ("Tensor", torch.Size([0, 1, 8, 8]), ValueError) in kinds
+    assert ("Tensor", torch.Size([1, 8, 8]), ValueError) in kinds
+    assert ("ndarray", (3, 1, 8, 8), TypeError) in kinds
+    nan = [
+        v for v, _ in strict.bad if isinstance(v, torch.Tensor) and v.numel() and v.isnan().all()
+    ]
+    assert len(nan) == 1
+
+
+def _image(x):
+    import torch
+
+    if not isinstance(x, torch.Tensor) or not x.is_floating_point():
+        _err(TypeError, "x", "must be a float tensor")
+    if x.ndim != 4 or x.shape[0] == 0 or not bool(torch.isfinite(x).all()):
+        _err(ValueError, "x", "must be a finite [B, C, H, W] batch")
+
+
+def test_image_batch_catches_a_missing_finiteness_check():
+    pytest.importorskip("torch")
+    case = suite.image_batch("x", "x", _image, shape=(2, 1, 4, 4))
+    test = suite.bad_input_suite([case])["test_listed_value_is_rejected"]
+    for value, exc in case.bad:
+        test(case=case, value=value, exc=exc)  # the careful check passes every listed value
+    sloppy = suite.image_batch("x", "x", lambda v: None, shape=(2, 1, 4, 4))
+    with pytest.raises(AssertionError):
+        test(case=sloppy, value=sloppy.bad[3][0], exc=ValueError)

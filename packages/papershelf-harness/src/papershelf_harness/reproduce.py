@@ -49,6 +49,13 @@ class Claim:
         ``why`` as the note. ``Claim.not_run("ImageNet top-1", paper="76.1", why="no ImageNet")``."""
         return cls(claim, paper, measured, None, why)
 
+    @classmethod
+    def reported(cls, claim: str, *, paper: str, measured: str, note: str = "") -> Claim:
+        """A number reported for context and not asserted (the paper states no threshold, or the
+        result is a diagnostic): ``holds`` None, unlike :meth:`not_run` a measured value.
+        ``Claim.reported("GO vs MSE at L = 8", paper="GO 2.31", measured="GO 2.20 vs MSE 1.74")``."""
+        return cls(claim, paper, measured, None, note)
+
 
 def _as_claim(row: Claim | Mapping[str, Any]) -> Claim:
     if isinstance(row, Claim):

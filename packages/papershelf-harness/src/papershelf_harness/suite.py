@@ -51,6 +51,7 @@ __all__ = [
     "Rng",
     "Values",
     "bad_input_suite",
+    "image_batch",
     "keyword",
     "token_ids",
 ]
@@ -195,6 +196,34 @@ def token_ids(id: str, name: str, call: Callable[[Any], Any], *, vocab_size: int
             ([[0], [1, 0]], TypeError),
         ),
     )
+
+
+def image_batch(
+    id: str, name: str, call: Callable[[Any], Any], *, shape: tuple[int, ...], integer_ok=False
+) -> Values:
+    """A ``Values`` case for a float torch tensor of ``shape`` (an image batch [B, C, H, W], a
+    feature map, ...): a numpy array, a str, None, a complex tensor (and an integer one unless
+    ``integer_ok``) are TypeErrors; NaN, inf, an empty batch, a 0-d tensor and a tensor with one
+    dimension fewer are ValueErrors. Needs torch (imported here)."""
+    shape = tuple(shape)
+    if len(shape) < 2 or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in shape):
+        raise ValueError(f"shape must hold >= 2 positive ints, got {shape!r}")
+    import torch
+
+    bad = [
+        (np.zeros(shape, dtype=np.float32), TypeError),
+        ("img", TypeError),
+        (None, TypeError),
+        (torch.full(shape, float("nan")), ValueError),
+        (torch.full(shape, float("inf")), ValueError),
+        (torch.zeros((0, *shape[1:])), ValueError),
+        (torch.zeros(()), ValueError),
+        (torch.zeros(shape[1:]), ValueError),
+        (torch.zeros(shape, dtype=torch.complex64), TypeError),
+    ]
+    if not integer_ok:
+        bad.append((torch.zeros(shape, dtype=torch.long), TypeError))
+    return Values(id, name, call, bad=tuple(bad))
 
 
 def keyword(kind: type, fn: Callable, name: str, *args: Any, kwargs=None, id=None, **options: Any):

@@ -8,14 +8,17 @@
         check_scripts(__file__, tmp_path, reproduce=["--quick"], bench=["--quick"])
 
 The bad-input test of a package uses :func:`assert_rejects` and the strategies in
-:mod:`papershelf_harness.strategies`.
+:mod:`papershelf_harness.strategies`; a package whose core must not import torch checks that
+with :func:`check_lazy_extra`.
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import re
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -139,3 +142,62 @@ def assert_close(actual: Any, desired: Any, *, rtol: float = 1e-7, atol: float =
         return np.asarray(x)
 
     np.testing.assert_allclose(arr(actual), arr(desired), rtol=rtol, atol=atol)
+
+
+def check_lazy_extra(
+    module: str,
+    *,
+    names: Sequence[str],
+    extra: str,
+    heavy: Sequence[str] = ("torch",),
+    run: str = "",
+) -> None:
+    """The contract of a package whose core keeps an extra's names lazy (PEP 562 ``__getattr__``).
+
+    - In a fresh interpreter, ``import module``, ``from module import *`` and the statements
+      ``run`` (which may use the module as ``m``) import none of ``heavy``;
+    - every one of ``names`` is listed by ``dir(module)``; when the first of ``heavy`` is not
+      installed, each raises an ``ImportError`` whose message names ``extra`` (for example
+      ``"dag-sidigraph[torch]"``, said as given);
+    - an unknown attribute is an ``AttributeError`` naming it.
+    """
+    if not names:
+        raise ValueError("names must list at least one lazy name")
+    code = "\n".join(
+        [
+            "import sys",
+            f"import {module} as m",
+            f"from {module} import *",
+            run,
+            f"print([h for h in {list(heavy)!r} if h in sys.modules])",
+        ]
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise AssertionError(f"importing {module} failed:\n{out.stderr}")
+    loaded = out.stdout.strip().splitlines()[-1]
+    if loaded != "[]":
+        raise AssertionError(f"importing {module} (and running {run!r}) imported {loaded}")
+    mod = importlib.import_module(module)
+    missing = [n for n in names if n not in dir(mod)]
+    if missing:
+        raise AssertionError(f"dir({module}) does not list {missing}")
+    if importlib.util.find_spec(heavy[0]) is None:
+        for name in names:
+            try:
+                getattr(mod, name)
+            except ImportError as e:
+                if extra not in str(e):
+                    raise AssertionError(
+                        f"{module}.{name} without {heavy[0]}: the ImportError does not name "
+                        f"{extra!r}: {e}"
+                    ) from e
+            else:
+                raise AssertionError(f"{module}.{name} without {heavy[0]} raised nothing")
+    try:
+        mod.no_such_name  # noqa: B018
+    except AttributeError as e:
+        if "no_such_name" not in str(e):
+            raise AssertionError(f"the AttributeError does not name the attribute: {e}") from e
+    else:
+        raise AssertionError(f"{module}.no_such_name raised nothing")
