@@ -145,6 +145,9 @@ def reproduce(session: nox.Session, package: str) -> None:
     """Run reproduce.py (`-- --full` for the paper-scale version) and write its JSON to docs/results/."""
     pkg = BY_NAME[package]
     _sync(session, package, "bench")
+    _install_unlocked_peers(
+        session, package
+    )  # peers measured beside ours (pfl-sim, saliency-replay)
     out = ROOT / "docs" / "results" / f"{package}.reproduce.json"
     with session.chdir(pkg.path):
         session.run(
@@ -164,6 +167,9 @@ def bench(session: nox.Session, package: str) -> None:
     """Run bench.py (`-- --quick` for the tiny configuration) and write its JSON to docs/results/."""
     pkg = BY_NAME[package]
     _sync(session, package, "bench")
+    _install_unlocked_peers(
+        session, package
+    )  # peers measured beside ours (pfl-sim, saliency-replay)
     out = ROOT / "docs" / "results" / f"{package}.bench.json"
     with session.chdir(pkg.path):
         session.run(
