@@ -56,12 +56,11 @@ def text_claims(args):
     what = f"{n_pairs} synthetic (query, YouTube-style title) pairs"
     if enc is None or isinstance(enc, str):
         note = "skipped in --quick" if enc is None else f"MiniLM unavailable ({enc})"
-        yield Claim(
+        yield Claim.not_run(
             "text: MiniLM cosine separates matching titles (AUROC > 0.95)",
             paper="not reported (brief: > 0.95)",
             measured="-",
-            holds=None,
-            note=f"{note}; trigram-Jaccard AUROC {auc_j:.4f}",
+            why=f"{note}; trigram-Jaccard AUROC {auc_j:.4f}",
         )
         return
     records = [{"search_query_youtube": q, "video_title_youtube": t} for q, t, _ in pairs]
@@ -233,11 +232,10 @@ def scale_claim(args):
     kept = sum(1 for _ in pipe.run(rows()))
     dt = time.perf_counter() - t0
     total = 15_296_232
-    yield Claim(
+    yield Claim.reported(
         "scale: the whole DISCO-10M (15.3 M rows) through duration+audio+dedup stages",
         paper="15,296,232 rows (third-party count); no filter runtime reported",
         measured=f"{n / dt:,.0f} rows/s -> {total / (n / dt) / 60:.1f} min for 15.3 M rows",
-        holds=None,
         note=f"{n} synthetic rows with float32 embeddings, {kept} kept; 1 process, loaded machine",
     )
 

@@ -57,11 +57,10 @@ def linear_rewards(args):
     w = dr.infer_reward_weights(rff, x, reward(x), ridge=1e-3)
     res = reward(xt) - rff(xt) @ w
     r2 = 1 - res.var() / reward(xt).var()
-    yield Claim(
+    yield Claim.reported(
         "random Fourier features (d = 129) fit a smooth 2-D goal reward",
         paper="approximate (r ~ w^T phi assumed)",
         measured=f"held-out R^2 = {r2:.3f}",
-        holds=None,
         note="reported, not asserted: Gaussian bump exp(-4|x-g|^2) on [-1, 1]^2, ridge 1e-3",
     )
 
@@ -181,12 +180,10 @@ def pointmaze(args):
     try:
         import torch
     except ImportError:
-        yield Claim(
+        yield Claim.not_run(
             claim,
             paper=paper,
-            measured="not run",
-            holds=None,
-            note="needs dispo-rl[torch] (the GMM outcome model and the MLP dynamics)",
+            why="needs dispo-rl[torch] (the GMM outcome model and the MLP dynamics)",
         )
         return
     torch.set_num_threads(1)  # small networks: threads only contend on a loaded machine
@@ -246,12 +243,11 @@ def stochastic(args):
         realised = policy_value(mdp, np.eye(5)[m.act(S, w)])[start]
         gaps.append(float(m.predicted_values([start], w)[0] - realised))
         ratios.append(realised / optimal_value(mdp)[start])
-    yield Claim(
+    yield Claim.reported(
         "stochastic dynamics (30% slip): optimism gap w^T psi* - realised return",
         paper="expected positive (outcomes reachable only by luck)",
         measured=f"gap mean {np.mean(gaps):+.2f} (min {np.min(gaps):+.2f}); "
         f"return/optimal {np.mean(ratios):.2f}",
-        holds=None,
         note="reported, not asserted; guided planner, same grid and data size",
     )
 

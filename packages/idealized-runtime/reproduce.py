@@ -120,12 +120,10 @@ def _profile_claim(args, ir):
 
         from papershelf_harness.tiny_hf import tiny_causal_lm
     except ImportError as e:
-        return Claim(
+        return Claim.not_run(
             "CPU profile of a random Llama-style model fits T = alpha(p) + beta (o - 1)",
             paper="R2 >= 0.98, median err <= 10 %",
-            measured="not run",
-            holds=None,
-            note=f"needs torch + transformers ({e})",
+            why=f"needs torch + transformers ({e})",
         )
     import os
 

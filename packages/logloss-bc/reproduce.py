@@ -377,12 +377,10 @@ def claims(args):
         yield from pendulum_claims(args)
     else:
         for what in ("CartPole: Spearman(D^2_H, return) <= -0.7", "Pendulum: log vs MSE"):
-            yield Claim(
+            yield Claim.not_run(
                 what,
                 paper="-",
-                measured="not run",
-                holds=None,
-                note="needs the torch and gym extras: pip install 'logloss-bc[torch,gym]'",
+                why="needs the torch and gym extras: pip install 'logloss-bc[torch,gym]'",
             )
 
 

@@ -183,11 +183,10 @@ def periodic_vs_stationary(args):
             f"k={k}{' +actions' if acts else ''} (Z={fs.n_states}): limit {_greedy_J(pom, fs, lim):.3f}, "
             f"learned {min(learned):.3f}..{max(learned):.3f}"
         )
-    yield Claim(
+    yield Claim.reported(
         "baseline: frame-stack Q-learning (ASQL on the last k observations), uniform behaviour",
         paper="memory is an alternative to periodicity (T-maze discussion)",
         measured="; ".join(rows),
-        holds=None,
         note=f"stand-in; compare J*_2 = {J[2]:.3f} with a period-2 table of 2x2x2 entries",
     )
 

@@ -92,12 +92,11 @@ def risky_choice(args):
         holds=all(x[4] == 0 and x[2] < 1e-3 for x in two),
         note="fit_model: Levenberg-Marquardt per state, not Adam",
     )
-    yield Claim(
+    yield Claim.reported(
         "a model fitted with the PVE loss (m=1) leaves the variance free",
         paper="(PVE cannot tell the actions apart)",
         measured=f"plans risky in {sum(x[4] == 1 for x in one)}/{seeds} seeds; max loss "
         f"{max(x[2] for x in one):.1e}",
-        holds=None,
         note="which action it plans depends on the init: any split of the gamble's reward "
         "with mean 0 is PVE",
     )

@@ -308,11 +308,10 @@ def claims(args):
             note="3x3 class-specific border patch on training images only; clean test",
         )
     else:
-        yield Claim(
+        yield Claim.reported(
             "spurious features: ER-ACE + SER drops less than ER-ACE (clean - patched training)",
             paper="ER-ACE drops a lot, ER-ACE + SER much less (class-specific signatures)",
             measured="not run (pass --spurious or --full)",
-            holds=None,
             note="adds 4 ER-ACE runs per seed",
         )
     yield from _peer_claims(args, runs, mean)
@@ -327,7 +326,7 @@ def _peer_claims(args, runs, mean):
         issue = "the issue's peer check (avalanche-lib 0.6.0)"
         if args.quick or missing:
             why = "--quick" if args.quick else missing
-            yield Claim(text, paper=issue, measured=f"not run ({why})", holds=None, note="")
+            yield Claim.reported(text, paper=issue, measured=f"not run ({why})", note="")
             continue
         ours, peer = mean((method, None)), mean(("avalanche", method))
         yield Claim(

@@ -226,12 +226,10 @@ def sac_claims(args, details):
         import torch
     except ImportError:
         for text in ("direct transfer", "exploration transfer"):
-            yield Claim(
+            yield Claim.not_run(
                 f"continuous 2-D mismatch, practical version (SAC): {text}",
                 paper="6/6 real pushes vs 0/6",
-                measured="not run",
-                holds=None,
-                note="needs the [torch] extra (pip install 'sim2real-explore[torch]')",
+                why="needs the [torch] extra (pip install 'sim2real-explore[torch]')",
             )
         return
 

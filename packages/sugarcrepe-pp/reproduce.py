@@ -118,22 +118,20 @@ def minilm_claims(args):
     )
 
     if args.quick:
-        yield Claim(
+        yield Claim.not_run(
             "all-MiniLM-L6-v2 TOT swap_obj",
             paper="35/245 (brief)",
             measured="-",
-            holds=None,
-            note="not run with --quick",
+            why="not run with --quick",
         )
         return
     enc, why = _minilm()
     if enc is None:
-        yield Claim(
+        yield Claim.not_run(
             "all-MiniLM-L6-v2 TOT",
             paper="35/245 ... 899/1406 (brief)",
             measured="-",
-            holds=None,
-            note=why,
+            why=why,
         )
         return
     cats = CATEGORIES if args.full else ("swap_obj",)

@@ -262,11 +262,10 @@ def claims(args):
         import torch  # noqa: F401
     except ImportError:  # the plain `tests` env: the smoke test runs without the extra
         for name in ("correlation study (brief check 4)", "pitfall (5)", "h_F effect (6)"):
-            yield Claim(
+            yield Claim.reported(
                 f"GNN claim: {name}",
                 paper="-",
                 measured="torch not installed",
-                holds=None,
                 note='needs the torch extra: pip install "trihom[torch]"',
             )
         return

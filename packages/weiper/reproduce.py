@@ -196,19 +196,17 @@ def claims(args):
         holds=m["kld_tuned"] >= m["kld_tuned_only"] and m["kld_default"] >= m["kld_default_only"],
         note=seeds,
     )
-    yield Claim(
+    yield Claim.reported(
         "CIFAR10 defaults on digits are worse than MSP (histograms of 256 coordinates are noisy)",
         paper="0.928 (brief)",
         measured=f"{m['kld_default']:.3f} vs MSP {m['msp']:.3f}",
-        holds=None,
         note="reported, not a claim of the paper",
     )
-    yield Claim(
+    yield Claim.reported(
         "energy on digits (reported; the brief does not expect WeiPer to beat it here)",
         paper="0.958-0.963 (brief)",
         measured=f"energy {m['energy']:.3f}, Energy_WeiPer {m['energy_w']:.3f}, "
         f"WeiPer+ReAct {m['react_w']:.3f}",
-        holds=None,
         note=seeds,
     )
     peers = [r["peers"] for r in rows if r["peers"] is not None]
