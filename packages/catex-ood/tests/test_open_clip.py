@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from papershelf_harness.testing import assert_close
+from papershelf_harness.tiny_clip import tiny_open_clip
 
 open_clip = pytest.importorskip("open_clip")
 
@@ -13,13 +14,7 @@ from catex_ood.open_clip import OpenCLIPTextEncoder  # noqa: E402
 
 @pytest.fixture(scope="module")
 def model():
-    torch.manual_seed(0)
-    m = open_clip.CLIP(
-        embed_dim=16,
-        vision_cfg={"image_size": 32, "patch_size": 16, "width": 32, "layers": 1, "head_width": 16},
-        text_cfg={"context_length": 77, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 2},
-    )
-    return m.eval()
+    return tiny_open_clip(embed_dim=16, seed=0)  # ViT 32/16, width 32, 2 text layers, eval mode
 
 
 def test_word_contexts_equal_encode_text(model):
