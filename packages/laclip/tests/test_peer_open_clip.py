@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from papershelf_harness.testing import assert_close
+from papershelf_harness.tiny_clip import tiny_open_clip
 
 open_clip = pytest.importorskip("open_clip")
 
@@ -23,12 +24,7 @@ def test_clip_loss_equals_open_clip(b):
 def test_zero_shot_classifier_equals_open_clip():
     from open_clip.zero_shot_classifier import build_zero_shot_classifier
 
-    torch.manual_seed(0)
-    model = open_clip.CLIP(
-        embed_dim=16,
-        vision_cfg={"image_size": 16, "patch_size": 8, "width": 32, "layers": 1, "head_width": 16},
-        text_cfg={"context_length": 77, "vocab_size": 49408, "width": 32, "heads": 2, "layers": 1},
-    ).eval()
+    model = tiny_open_clip(embed_dim=16, image_size=16, patch_size=8, text_layers=1, seed=0)
     tokenizer = open_clip.tokenize
     names = ["dog", "cat", "bird"]
     templates = [lambda c: f"a photo of a {c}.", lambda c: f"a drawing of the {c}."]
