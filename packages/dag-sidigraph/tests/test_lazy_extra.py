@@ -1,30 +1,19 @@
 """The core never imports torch; the torch names load on first access or say how to get them."""
 
-import importlib.util
-import subprocess
-import sys
-
 import dag_sidigraph
-import pytest
+
+from papershelf_harness.testing import check_lazy_extra
 
 
-def test_core_does_not_import_torch():
-    code = (
-        "import sys, dag_sidigraph as d; d.minimal_sidigraph(d.balanced_tree(2, 2));"
-        " d.PairSampler(d.balanced_tree(2, 2)).sample(); print('torch' in sys.modules)"
+def test_torch_names_are_a_lazy_extra():
+    """Importing the core, ``import *`` and a sidigraph plus a pair sample load no torch; every
+    torch name is in ``dir``, and without torch is an ImportError naming dag-sidigraph[torch]."""
+    check_lazy_extra(
+        "dag_sidigraph",
+        names=dag_sidigraph.TORCH_NAMES,
+        extra="dag-sidigraph[torch]",
+        run=(
+            "m.minimal_sidigraph(m.balanced_tree(2, 2))\n"
+            "m.PairSampler(m.balanced_tree(2, 2)).sample()"
+        ),
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
-
-
-@pytest.mark.skipif(importlib.util.find_spec("torch") is not None, reason="torch is installed")
-def test_torch_names_without_torch_say_which_extra():
-    for name in dag_sidigraph.TORCH_NAMES:
-        with pytest.raises(ImportError, match=r"dag-sidigraph\[torch\]"):
-            getattr(dag_sidigraph, name)
-
-
-def test_unknown_attribute_is_an_attribute_error():
-    with pytest.raises(AttributeError):
-        dag_sidigraph.no_such_name  # noqa: B018
-    assert "SimVec" in dir(dag_sidigraph)
