@@ -63,3 +63,7 @@ def __getattr__(name: str):
             raise ImportError("DPMFSGD needs PyTorch: pip install 'bsr-dp[torch]'") from err
         return DPMFSGD
     raise AttributeError(f"module 'bsr_dp' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted([*globals(), "DPMFSGD"])
