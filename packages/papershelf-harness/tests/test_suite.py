@@ -188,3 +188,11 @@ def test_image_batch_catches_a_missing_finiteness_check():
     sloppy = suite.image_batch("x", "x", lambda v: None, shape=(2, 1, 4, 4))
     with pytest.raises(AssertionError):
         test(case=sloppy, value=sloppy.bad[3][0], exc=ValueError)
+
+
+def test_listed_value_ids_count_within_each_case():
+    a = suite.Values("a", "x", lambda v: v, bad=[(1, TypeError), (2, TypeError)])
+    b = suite.Values("b", "x", lambda v: v, bad=[(3, ValueError)])
+    test = suite.bad_input_suite([a, b])["test_listed_value_is_rejected"]
+    (mark,) = [m for m in test.pytestmark if m.name == "parametrize"]
+    assert mark.kwargs["ids"] == ["a-0", "a-1", "b-0"]

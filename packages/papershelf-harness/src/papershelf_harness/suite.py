@@ -432,13 +432,14 @@ def bad_input_suite(cases: Iterable, *, max_examples: int = 5) -> dict[str, Call
             test_rng_bad_is_rejected=test_rng_bad_is_rejected,
             test_rng_abc_and_minus_one=test_rng_abc_and_minus_one,
         )
-    listed = [(c, value, exc) for c in by_kind.get(Values, []) for value, exc in c.bad]
+    values = by_kind.get(Values, [])
+    listed = [(c, value, exc) for c in values for value, exc in c.bad]
     if listed:
 
         @pytest.mark.parametrize(
             "case,value,exc",
             listed,
-            ids=[f"{c.id}-{i}" for i, (c, _, _) in enumerate(listed)],
+            ids=[f"{c.id}-{i}" for c in values for i in range(len(c.bad))],  # index within case
         )
         def test_listed_value_is_rejected(case, value, exc):
             assert_rejects(exc, case.name, case.call, value)
