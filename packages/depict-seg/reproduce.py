@@ -12,7 +12,7 @@ DEPICT-SA, DEPICT-CA (3 heads x 100, 3 layers; CA adds 3 MSCA layers of 3 x 50) 
 Segmenter mask transformer (3 layers, 4 heads x 16, 4d MLP) as the black-box baseline.
 
     python reproduce.py            # 1 seed, 1000 train / 200 test images, 10 epochs (minutes)
-    python reproduce.py --full     # the brief's scale: 3 seeds, 2000 / 300, 20 epochs, 5 noise draws
+    python reproduce.py --full     # the brief's scale: 3 seeds, 2000 / 300, 20 epochs, 5 draws (~35 min)
     python reproduce.py --quick    # smoke test (seconds)
     python reproduce.py --json PATH   # also write the results as JSON
 """
