@@ -145,9 +145,8 @@ def reproduce(session: nox.Session, package: str) -> None:
     """Run reproduce.py (`-- --full` for the paper-scale version) and write its JSON to docs/results/."""
     pkg = BY_NAME[package]
     _sync(session, package, "bench")
-    _install_unlocked_peers(
-        session, package
-    )  # peers measured beside ours (pfl-sim, saliency-replay)
+    # peers measured beside ours (pfl-sim's dp-accounting, saliency-replay's avalanche-lib)
+    _install_unlocked_peers(session, package)
     out = ROOT / "docs" / "results" / f"{package}.reproduce.json"
     with session.chdir(pkg.path):
         session.run(
@@ -167,9 +166,8 @@ def bench(session: nox.Session, package: str) -> None:
     """Run bench.py (`-- --quick` for the tiny configuration) and write its JSON to docs/results/."""
     pkg = BY_NAME[package]
     _sync(session, package, "bench")
-    _install_unlocked_peers(
-        session, package
-    )  # peers measured beside ours (pfl-sim, saliency-replay)
+    # peers measured beside ours (pfl-sim's dp-accounting, saliency-replay's avalanche-lib)
+    _install_unlocked_peers(session, package)
     out = ROOT / "docs" / "results" / f"{package}.bench.json"
     with session.chdir(pkg.path):
         session.run(

@@ -17,11 +17,11 @@ from typing import Any
 __all__ = ["tiny_open_clip"]
 
 
-def _positive(value: Any, name: str) -> int:
+def _int(value: Any, name: str, minimum: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value
 
 
@@ -39,8 +39,8 @@ def tiny_open_clip(
     """An ``open_clip.CLIP`` with a ViT image tower (``image_size`` / ``patch_size`` patches,
     ``width``, ``vision_layers``) and open_clip's text tower (its 49,408-token BPE vocabulary and
     77-token context, so ``open_clip.tokenize`` feeds it; ``width``, ``heads``, ``text_layers``),
-    both projected to ``embed_dim``; parameters drawn after ``torch.manual_seed(seed)``; in eval
-    mode."""
+    both projected to ``embed_dim``; parameters drawn after ``torch.manual_seed(seed)`` inside
+    ``torch.random.fork_rng`` (the caller's global RNG state is left as it was); in eval mode."""
     for value, name in (
         (embed_dim, "embed_dim"),
         (image_size, "image_size"),
@@ -50,7 +50,8 @@ def tiny_open_clip(
         (text_layers, "text_layers"),
         (heads, "heads"),
     ):
-        _positive(value, name)
+        _int(value, name, 1)
+    _int(seed, "seed", 0)
     if image_size % patch_size:
         raise ValueError(f"patch_size must divide image_size, got {patch_size} and {image_size}")
     if width % heads:
@@ -58,22 +59,23 @@ def tiny_open_clip(
     import open_clip
     import torch
 
-    torch.manual_seed(seed)
-    model = open_clip.CLIP(
-        embed_dim=embed_dim,
-        vision_cfg={
-            "image_size": image_size,
-            "patch_size": patch_size,
-            "width": width,
-            "layers": vision_layers,
-            "head_width": width // heads,
-        },
-        text_cfg={
-            "context_length": 77,
-            "vocab_size": 49408,
-            "width": width,
-            "heads": heads,
-            "layers": text_layers,
-        },
-    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        model = open_clip.CLIP(
+            embed_dim=embed_dim,
+            vision_cfg={
+                "image_size": image_size,
+                "patch_size": patch_size,
+                "width": width,
+                "layers": vision_layers,
+                "head_width": width // heads,
+            },
+            text_cfg={
+                "context_length": 77,
+                "vocab_size": 49408,
+                "width": width,
+                "heads": heads,
+                "layers": text_layers,
+            },
+        )
     return model.eval()
